@@ -1,0 +1,68 @@
+package action
+
+import "github.com/google/uuid"
+
+// OwnerType names a kind of authenticated principal, such as "user" or
+// "admin". It selects the Authorization scheme ("jwt-<type>"), the token
+// audiences ("<type>-web", "<type>-app") and the refresh cookie
+// ("jwt-<type>-refresh").
+type OwnerType string
+
+// Scheme is the Authorization header scheme of the owner type: "jwt-user".
+func (t OwnerType) Scheme() string { return "jwt-" + string(t) }
+
+// Audience is the token audience of the owner type for client c: "user-web".
+func (t OwnerType) Audience(c Client) string { return string(t) + "-" + string(c) }
+
+// RefreshCookie is the name of the owner type's refresh cookie:
+// "jwt-user-refresh".
+func (t OwnerType) RefreshCookie() string { return "jwt-" + string(t) + "-refresh" }
+
+// AuthKind classifies an action's access rule.
+type AuthKind uint8
+
+// The access rules.
+const (
+	// KindPublic actions run for anyone; an Authorization header is ignored.
+	KindPublic AuthKind = iota
+	// KindLoggedOut actions refuse a caller holding a valid token of the
+	// owner type (register and login: "must be logged out").
+	KindLoggedOut
+	// KindOwner actions require a caller of the owner type.
+	KindOwner
+)
+
+// Auth is an action's access rule: one of Public, LoggedOut(t) or Owner(t).
+type Auth struct {
+	Kind  AuthKind
+	Owner OwnerType
+}
+
+// Public lets anyone call the action.
+var Public = Auth{Kind: KindPublic}
+
+// LoggedOut admits anonymous callers and callers of other owner types, and
+// refuses a caller authenticated as t with 401 UNAUTHORIZED.
+func LoggedOut(t OwnerType) Auth { return Auth{Kind: KindLoggedOut, Owner: t} }
+
+// Owner admits only callers authenticated as t; others get 401 UNAUTHORIZED.
+func Owner(t OwnerType) Auth { return Auth{Kind: KindOwner, Owner: t} }
+
+// Caller is an authenticated principal, resolved from a verified access
+// token whose owner still exists and whose token version is current.
+type Caller struct {
+	// Type is the owner type the token was issued for.
+	Type OwnerType
+	// ID is the owner's id (the token's sub claim).
+	ID uuid.UUID
+	// Client is the client type the token is bound to by its audience.
+	Client Client
+	// TokenVersion is the owner's token version, equal to the token's claim.
+	TokenVersion int64
+	// Locale is the owner's preferred locale, used for messages.
+	Locale string
+	// Record is the owner record loaded by the owner type's loader, so that
+	// an action needing it does not load it twice. Its dynamic type is the
+	// loader's (for the bundled server, *models.Account).
+	Record any
+}

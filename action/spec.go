@@ -1,0 +1,71 @@
+package action
+
+import (
+	"context"
+
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// Action is an API operation with arguments I and result O. The framework
+// decodes I from the request, validates it and calls Run only when the caller
+// is allowed by Spec().Auth.
+//
+// I must be a struct whose fields carry `arg` tags (see the framework package
+// for the tag vocabulary). O must be a struct encoded with encoding/json; its
+// fields become the keys of the flat success body beside "status" and
+// "success", which O may not declare itself.
+type Action[I, O any] interface {
+	Spec() Spec
+	Run(ctx context.Context, req *Request, in *I) (*O, error)
+}
+
+// Spec declares an action's identity and access rules.
+type Spec struct {
+	// Name is the wire name with its version prefix, such as "V1Login".
+	Name string
+	// Path is the route, version segment first and lowercase, such as
+	// "/v1/users/login".
+	Path string
+	// Summary is a one-line description used in the generated API document.
+	Summary string
+	// Auth says who may call the action.
+	Auth Auth
+	// Clients limits the client types (token audiences) accepted from an
+	// authenticated caller. Empty means every client type.
+	Clients []Client
+	// Status is the HTTP status of a success; 0 means 200. A result may
+	// override it per request by implementing StatusCoder.
+	Status int
+	// Errors lists the codes the action itself may return, for the generated
+	// API document. The framework adds the codes it produces on its own.
+	Errors []errorcodes.Code
+}
+
+// StatusCoder is implemented by results whose success status depends on the
+// request, such as a publish that answers 202 when it hands work to a job.
+type StatusCoder interface {
+	StatusCode() int
+}
+
+// Client is the client type a caller declares with the X-Client header and
+// that an access token is bound to through its audience.
+type Client string
+
+// The client types.
+const (
+	Web Client = "web"
+	App Client = "app"
+)
+
+// Allows reports whether the spec accepts an authenticated caller of client c.
+func (s Spec) Allows(c Client) bool {
+	if len(s.Clients) == 0 {
+		return true
+	}
+	for _, allowed := range s.Clients {
+		if allowed == c {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,25 @@
+package depstub
+
+import (
+	_ "github.com/gocraft/work"
+	_ "github.com/golang-jwt/jwt/v5"
+	_ "github.com/golang-migrate/migrate/v4"
+	_ "github.com/golang-migrate/migrate/v4/database/postgres"
+	_ "github.com/golang-migrate/migrate/v4/source/iofs"
+	_ "github.com/gomodule/redigo/redis"
+	_ "github.com/google/uuid"
+	_ "github.com/invopop/validation"
+	_ "github.com/invopop/validation/is"
+	_ "github.com/jmoiron/sqlx"
+	_ "github.com/julienschmidt/httprouter"
+	_ "github.com/lib/pq"
+	_ "github.com/prometheus/client_golang/prometheus"
+	_ "github.com/prometheus/client_golang/prometheus/promhttp"
+	_ "github.com/prometheus/client_golang/prometheus/collectors"
+	_ "github.com/redis/go-redis/v9"
+	_ "github.com/zishang520/engine.io/v2/types"
+	_ "github.com/zishang520/socket.io-go-redis/adapter"
+	_ "github.com/zishang520/socket.io-go-redis/emitter"
+	_ "github.com/zishang520/socket.io/v2/socket"
+	_ "golang.org/x/crypto/argon2"
+)
