@@ -27,6 +27,7 @@ var (
 	AdminAccountDeleted             = Code{"ADMIN_BAD_REQUEST_ACCOUNT_DELETED", http.StatusBadRequest, "admin.account_deleted"}
 	AdminAccountDoesNotExist        = Code{"ADMIN_BAD_REQUEST_ACCOUNT_DOES_NOT_EXIST", http.StatusBadRequest, "admin.account_does_not_exist"}
 	AdminUnauthorizedInvalidRefresh = Code{"ADMIN_UNAUTHORIZED_INVALID_REFRESH_TOKEN", http.StatusUnauthorized, "admin.invalid_refresh_token"}
+	MethodNotAllowed                = Code{"METHOD_NOT_ALLOWED", http.StatusMethodNotAllowed, "method_not_allowed"}
 )
 
 var all = []Code{
@@ -51,6 +52,7 @@ var all = []Code{
 	AdminAccountDeleted,
 	AdminAccountDoesNotExist,
 	AdminUnauthorizedInvalidRefresh,
+	MethodNotAllowed,
 }
 
 // All returns every registered code in registration order.

@@ -1,0 +1,62 @@
+package framework
+
+import (
+	"reflect"
+
+	"github.com/invopop/validation"
+
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// repeated marks an argument given more than once in a query or form.
+type repeated struct{}
+
+// decode fills dst (a pointer to the argument struct) from the merged raw
+// arguments: coerce by declared type, apply mods and defaults, then the
+// rules. A string that is empty after its mods counts as absent, so its
+// default applies and "required" refuses it. It returns the refused
+// arguments, or nil.
+func (s *schema) decode(vals map[string]any, dst reflect.Value) map[string]errorcodes.FieldError {
+	var errs map[string]errorcodes.FieldError
+	fail := func(name string, fe errorcodes.FieldError) {
+		if errs == nil {
+			errs = map[string]errorcodes.FieldError{}
+		}
+		errs[name] = fe
+	}
+	for i := range s.fields {
+		f := &s.fields[i]
+		raw, present := vals[f.Name]
+		if _, rep := raw.(repeated); rep {
+			fail(f.Name, *fieldErr("repeated", "must be given only once"))
+			continue
+		}
+		var v reflect.Value
+		if present && raw != nil {
+			cv, ferr := f.coerce(raw)
+			if ferr != nil {
+				fail(f.Name, *ferr)
+				continue
+			}
+			if f.kind != kindString || cv.Len() > 0 {
+				v = cv
+			}
+		}
+		switch {
+		case v.IsValid():
+			if err := validation.Validate(v.Interface(), f.rules...); err != nil {
+				fail(f.Name, toFieldError(err))
+				continue
+			}
+		case f.HasDef:
+			v = f.defValue
+		case f.Required:
+			fail(f.Name, *fieldErr("required", "is required"))
+			continue
+		default:
+			continue
+		}
+		f.set(dst, v)
+	}
+	return errs
+}

@@ -1,0 +1,194 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// Methods are the HTTP methods every action answers on.
+var Methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// Descriptor describes a registered action, for documentation generators.
+type Descriptor struct {
+	Spec   action.Spec
+	Args   []ArgInfo
+	Result reflect.Type
+}
+
+var (
+	nameRe = regexp.MustCompile(`^V([1-9][0-9]*)[A-Z][A-Za-z0-9]*$`)
+	pathRe = regexp.MustCompile(`^/v([1-9][0-9]*)(/[a-z0-9]+)+$`)
+)
+
+// Register mounts a on f for every method in Methods. It reflects over the
+// argument and result types once, here, and panics on a declaration error:
+// a malformed name or path, a version that differs between the two, a path
+// already taken, an unknown tag, or a result that declares "status" or
+// "success".
+func Register[I, O any](f *Framework, a action.Action[I, O]) {
+	spec := a.Spec()
+	checkSpec(spec)
+	if owner, taken := f.paths[spec.Path]; taken {
+		panic(fmt.Sprintf("framework: %s: path %s is already taken by %q", spec.Name, spec.Path, owner))
+	}
+	for _, d := range f.actions {
+		if d.Spec.Name == spec.Name {
+			panic(fmt.Sprintf("framework: action %s is registered twice", spec.Name))
+		}
+	}
+	rt := &route[I, O]{f: f, a: a, spec: spec, status: spec.Status}
+	if rt.status == 0 {
+		rt.status = http.StatusOK
+	}
+	rt.schema = compileSchema(reflect.TypeOf((*I)(nil)).Elem(), f.cfg.Rules, f.cfg.Mods)
+	resultType := reflect.TypeOf((*O)(nil)).Elem()
+	checkResult(spec.Name, resultType)
+	f.paths[spec.Path] = spec.Name
+	for _, m := range Methods {
+		f.router.Handler(m, spec.Path, rt)
+	}
+	args := make([]ArgInfo, len(rt.schema.fields))
+	for i, fl := range rt.schema.fields {
+		args[i] = fl.ArgInfo
+	}
+	f.actions = append(f.actions, Descriptor{Spec: spec, Args: args, Result: resultType})
+}
+
+func checkSpec(s action.Spec) {
+	nm := nameRe.FindStringSubmatch(s.Name)
+	if nm == nil {
+		panic(fmt.Sprintf("framework: action name %q must look like V1Login", s.Name))
+	}
+	pm := pathRe.FindStringSubmatch(s.Path)
+	if pm == nil {
+		panic(fmt.Sprintf("framework: %s: path %q must be lowercase, version first, like /v1/users/login", s.Name, s.Path))
+	}
+	if nm[1] != pm[1] {
+		panic(fmt.Sprintf("framework: %s: the name's version differs from the path %s", s.Name, s.Path))
+	}
+	if s.Status != 0 && (s.Status < 200 || s.Status > 299) {
+		panic(fmt.Sprintf("framework: %s: success status %d is not 2xx", s.Name, s.Status))
+	}
+	if s.Auth.Kind != action.KindPublic && s.Auth.Owner == "" {
+		panic(fmt.Sprintf("framework: %s: auth needs an owner type", s.Name))
+	}
+	for _, c := range s.Clients {
+		if c != action.Web && c != action.App {
+			panic(fmt.Sprintf("framework: %s: unknown client %q", s.Name, c))
+		}
+	}
+}
+
+// checkResult refuses results that are not structs or that would overwrite
+// the body's own keys.
+func checkResult(name string, t reflect.Type) {
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("framework: %s: result %v must be a struct", name, t))
+	}
+	for _, key := range jsonKeys(t) {
+		if key == "status" || key == "success" {
+			panic(fmt.Sprintf("framework: %s: result %v may not declare %q", name, t, key))
+		}
+	}
+}
+
+// jsonKeys lists the top-level keys encoding/json writes for struct t.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			keys = append(keys, jsonKeys(ft)...)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		keys = append(keys, strings.ToLower(name))
+	}
+	return keys
+}
+
+// route serves one action.
+type route[I, O any] struct {
+	f      *Framework
+	a      action.Action[I, O]
+	spec   action.Spec
+	schema *schema
+	status int
+}
+
+func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f := rt.f
+	st := stateOf(r.Context())
+	st.action, st.route = rt.spec.Name, rt.spec.Path
+	req := action.NewRequest(r.Cookie)
+	req.ID, req.Action, req.IP, req.Received = st.id, rt.spec.Name, st.ip, st.start
+	req.UserAgent = r.Header.Get("User-Agent")
+	vals, perr := f.readArgs(r)
+	if perr != nil {
+		f.writeError(w, r, perr, nil)
+		return
+	}
+	req.Locale = f.resolveLocale(nil, vals["lang"], r.Header.Get("Accept-Language"))
+	st.locale = req.Locale
+	if err := parseClientHeaders(r, req); err != nil {
+		f.writeError(w, r, err, nil)
+		return
+	}
+	if err := f.authorize(r, rt.spec, req); err != nil {
+		f.writeError(w, r, err, nil)
+		return
+	}
+	if req.Caller != nil {
+		req.Locale = f.resolveLocale(req.Caller, vals["lang"], r.Header.Get("Accept-Language"))
+		st.locale = req.Locale
+	}
+	in := new(I)
+	if errs := rt.schema.decode(vals, reflect.ValueOf(in).Elem()); errs != nil {
+		f.writeError(w, r, errorcodes.BadRequestInvalidArguments.WithFields(errs), nil)
+		return
+	}
+	out, err := rt.a.Run(r.Context(), req, in)
+	if err != nil {
+		f.writeError(w, r, err, req.Cookies())
+		return
+	}
+	rt.respond(w, r, out, req)
+}
+
+func (rt *route[I, O]) respond(w http.ResponseWriter, r *http.Request, out *O, req *action.Request) {
+	status := rt.status
+	var payload []byte
+	if out != nil {
+		if sc, ok := any(out).(action.StatusCoder); ok && sc.StatusCode() != 0 {
+			status = sc.StatusCode()
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			rt.f.writeError(w, r, fmt.Errorf("encode %s result: %w", rt.spec.Name, err), nil)
+			return
+		}
+		payload = raw
+	}
+	rt.f.writeSuccess(w, r, status, payload, req.Cookies())
+}

@@ -1,0 +1,129 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func setJSONHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// writeSuccess writes the flat success body: status and success, then the
+// members of the result object.
+func (f *Framework) writeSuccess(w http.ResponseWriter, r *http.Request, status int, payload []byte, cookies []*http.Cookie) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() { buf.Reset(); bufPool.Put(buf) }()
+	buf.WriteString(`{"status":`)
+	buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(status), 10))
+	buf.WriteString(`,"success":true`)
+	if len(payload) > 2 {
+		buf.WriteByte(',')
+		buf.Write(payload[1:])
+	} else {
+		buf.WriteByte('}')
+	}
+	h := w.Header()
+	setJSONHeaders(h)
+	for _, c := range cookies {
+		http.SetCookie(w, c)
+	}
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+type errorBody struct {
+	Status    int               `json:"status"`
+	Success   bool              `json:"success"`
+	Error     string            `json:"error"`
+	Message   string            `json:"message"`
+	Fields    map[string]string `json:"fields,omitempty"`
+	RequestID string            `json:"requestId"`
+}
+
+// WriteError answers r with err as a JSON error body. An *errorcodes.Error
+// is written with its code; anything else is logged and answered with
+// INTERNAL_SERVER_ERROR, saying nothing of the cause.
+func (f *Framework) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	f.writeError(w, r, err, nil)
+}
+
+func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error, cookies []*http.Cookie) {
+	st := stateOf(r.Context())
+	e, ok := errorcodes.As(err)
+	if !ok || e.Code.Status >= 500 && e.Code.ID == errorcodes.InternalServerError.ID {
+		attrs := []any{"error", err}
+		if st != nil {
+			attrs = append(attrs, "requestId", st.id, "action", st.action)
+		}
+		f.log.Error("internal error", attrs...)
+		e, cookies = errorcodes.InternalServerError.New(), nil
+	}
+	locale := f.errorLocale(r, st)
+	body := errorBody{Status: e.Code.Status, Error: e.Code.ID}
+	body.Fields, body.Message = f.catalog.FieldMessages(locale, e)
+	if st != nil {
+		body.RequestID = st.id
+	}
+	raw, merr := json.Marshal(body)
+	if merr != nil {
+		raw = []byte(`{"status":500,"success":false,"error":"INTERNAL_SERVER_ERROR"}`)
+	}
+	h := w.Header()
+	setJSONHeaders(h)
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
+	for _, c := range cookies {
+		http.SetCookie(w, c)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(raw)))
+	w.WriteHeader(e.Code.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(raw)
+	}
+}
+
+// errorLocale is the locale of an error answer: the one already resolved
+// for the request, else the lang query parameter, else Accept-Language.
+func (f *Framework) errorLocale(r *http.Request, st *state) string {
+	if st != nil && st.locale != "" {
+		return st.locale
+	}
+	return f.resolveLocale(nil, r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
+}
+
+// resolveLocale applies CONTRACT.md's order: the caller's locale, a lang
+// argument, Accept-Language, then the default.
+func (f *Framework) resolveLocale(caller *action.Caller, lang any, acceptLanguage string) string {
+	if caller != nil {
+		if loc, ok := f.catalog.Match(caller.Locale); ok {
+			return loc
+		}
+	}
+	if s, ok := lang.(string); ok && s != "" {
+		if loc, ok := f.catalog.Match(s); ok {
+			return loc
+		}
+	}
+	if acceptLanguage != "" {
+		if loc := f.catalog.Negotiate(acceptLanguage); loc != "" {
+			return loc
+		}
+	}
+	return errorcodes.DefaultLocale
+}
