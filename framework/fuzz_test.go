@@ -13,16 +13,16 @@ import (
 
 // fuzzArgs covers every argument kind.
 type fuzzArgs struct {
-	S   string   `arg:"s" mod:"trim,lower" validate:"max=16"`
-	E   string   `arg:"e" validate:"email"`
-	N   int      `arg:"n" default:"5" validate:"min=0,max=10"`
-	U   uint16   `arg:"u"`
-	F   *float32 `arg:"f"`
-	B   bool     `arg:"b"`
-	K   string   `arg:"k" validate:"oneof=x|y"`
-	P   string   `arg:"p" validate:"pattern=^[a-z]+$"`
+	S   string     `arg:"s" mod:"trim,lower" validate:"max=16"`
+	E   string     `arg:"e" validate:"email"`
+	N   int        `arg:"n" default:"5" validate:"min=0,max=10"`
+	U   uint16     `arg:"u"`
+	F   *float32   `arg:"f"`
+	B   bool       `arg:"b"`
+	K   string     `arg:"k" validate:"oneof=x|y"`
+	P   string     `arg:"p" validate:"pattern=^[a-z]+$"`
 	ID  *uuid.UUID `arg:"id" validate:"uuid7"`
-	Req string   `arg:"req" validate:"required"`
+	Req string     `arg:"req" validate:"required"`
 }
 
 // FuzzPipeline drives random query strings, bodies and content types

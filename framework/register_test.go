@@ -87,11 +87,21 @@ func TestRegistrationPanicsOnBadDeclarations(t *testing.T) {
 			f.Handle(http.MethodGet, "/v1/ok", http.NotFoundHandler())
 			registerSpec[noArgs, goodResult](f, ok)
 		}, "already taken"},
-		{"bad name", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Name = "Login" })) }, "must look like"},
-		{"uppercase path", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v1/Users/login" })) }, "lowercase"},
-		{"path without version", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/users/login" })) }, "version first"},
-		{"separator in path", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v1/users/logout-all" })) }, "lowercase"},
-		{"version mismatch", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v2/ok" })) }, "version differs"},
+		{"bad name", func(f *Framework) {
+			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Name = "Login" }))
+		}, "must look like"},
+		{"uppercase path", func(f *Framework) {
+			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v1/Users/login" }))
+		}, "lowercase"},
+		{"path without version", func(f *Framework) {
+			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/users/login" }))
+		}, "version first"},
+		{"separator in path", func(f *Framework) {
+			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v1/users/logout-all" }))
+		}, "lowercase"},
+		{"version mismatch", func(f *Framework) {
+			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Path = "/v2/ok" }))
+		}, "version differs"},
 		{"non-2xx status", func(f *Framework) { registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Status = 302 })) }, "not 2xx"},
 		{"owner auth without type", func(f *Framework) {
 			registerSpec[noArgs, goodResult](f, with(func(s *action.Spec) { s.Auth = action.Auth{Kind: action.KindOwner} }))
