@@ -27,6 +27,9 @@ func (s *schema) decode(vals map[string]any, dst reflect.Value) map[string]error
 	for i := range s.fields {
 		f := &s.fields[i]
 		raw, present := vals[f.Name]
+		if f.Lenient && !f.usable(raw) {
+			raw, present = nil, false
+		}
 		if _, rep := raw.(repeated); rep {
 			fail(f.Name, *fieldErr("repeated", "must be given only once"))
 			continue
@@ -59,4 +62,17 @@ func (s *schema) decode(vals map[string]any, dst reflect.Value) map[string]error
 		f.set(dst, v)
 	}
 	return errs
+}
+
+// usable reports whether raw coerces and passes the rules; lenient
+// arguments treat an unusable value as absent.
+func (f *field) usable(raw any) bool {
+	if raw == nil {
+		return false
+	}
+	if _, rep := raw.(repeated); rep {
+		return false
+	}
+	v, ferr := f.coerce(raw)
+	return ferr == nil && validation.Validate(v.Interface(), f.rules...) == nil
 }

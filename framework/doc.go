@@ -19,7 +19,9 @@
 //
 // Argument structs declare one field per argument with these tags:
 //
-//	arg:"name"           the argument's name (required; "-" skips the field)
+//	arg:"name"           the argument's name (required; "-" skips the field);
+//	                     arg:"name,lenient" treats an unusable value as absent
+//	                     instead of refusing the request
 //	default:"value"      used when the argument is absent or an empty string
 //	mod:"trim,lower"     string modifiers: trim, lower, upper, or a name in Config.Mods
 //	validate:"..."       required, email, uuid7, min=N, max=N (string length

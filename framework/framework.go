@@ -135,7 +135,12 @@ func (f *Framework) Handle(method, path string, h http.Handler) {
 		panic("framework: path " + path + " is taken by " + owner)
 	}
 	f.paths[path] = ""
-	f.router.Handler(method, path, h)
+	f.router.Handler(method, path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := stateOf(r.Context()); st != nil {
+			st.route = path
+		}
+		h.ServeHTTP(w, r)
+	}))
 }
 
 // Catalog returns the catalog messages are rendered with.

@@ -181,3 +181,33 @@ func TestClientHeaders(t *testing.T) {
 		})
 	}
 }
+
+type lenientArgs struct {
+	Token string `arg:"token,lenient" validate:"pattern=^[0-9a-f]{4}$"`
+	Other string `arg:"other"`
+}
+
+func TestLenientArguments(t *testing.T) {
+	f := New(Config{})
+	Register(f, echoAction[lenientArgs]{})
+	for _, tc := range []struct {
+		name, ctype, body string
+		want              string
+	}{
+		{"usable value kept", "application/json", `{"token":"ab12"}`, "ab12"},
+		{"number counts as absent", "application/json", `{"token":1234}`, ""},
+		{"object counts as absent", "application/json", `{"token":{"a":1}}`, ""},
+		{"rule failure counts as absent", "application/json", `{"token":"zzzz"}`, ""},
+		{"repeated counts as absent", "application/x-www-form-urlencoded", `token=ab12&token=cd34`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := do(t, f, http.MethodPost, "/v1/echo", tc.ctype, tc.body)
+			if res.Code != 200 || res.Body["Token"] != tc.want {
+				t.Errorf("got %d %s, want 200 with Token %q", res.Code, res.Raw, tc.want)
+			}
+		})
+	}
+	if res := do(t, f, http.MethodPost, "/v1/echo", "application/json", `{"token":"ab12","other":5}`); res.Code != 400 {
+		t.Errorf("a strict argument beside a lenient one is still refused: got %d", res.Code)
+	}
+}

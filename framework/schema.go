@@ -39,6 +39,7 @@ type ArgInfo struct {
 	Pattern  string
 	Format   string // "email", "uuid7" or a named rule
 	Mods     []string
+	Lenient  bool // an unusable value counts as absent instead of refused
 }
 
 // field is the compiled plan of one argument: where it lives in the
@@ -72,10 +73,11 @@ func compileSchema(t reflect.Type, rules map[string]validation.Rule, mods map[st
 	seen := map[string]bool{}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
-		name, ok := sf.Tag.Lookup("arg")
-		if name == "-" {
+		tag, ok := sf.Tag.Lookup("arg")
+		if tag == "-" {
 			continue
 		}
+		name, opts, _ := strings.Cut(tag, ",")
 		if !sf.IsExported() || !ok || name == "" {
 			panic(fmt.Sprintf("framework: %v.%s needs an exported field with an arg tag (or arg:\"-\")", t, sf.Name))
 		}
@@ -83,7 +85,14 @@ func compileSchema(t reflect.Type, rules map[string]validation.Rule, mods map[st
 			panic(fmt.Sprintf("framework: %v declares argument %q twice", t, name))
 		}
 		seen[name] = true
-		s.fields = append(s.fields, compileField(t, sf, name, rules, mods))
+		fl := compileField(t, sf, name, rules, mods)
+		for _, opt := range splitList(opts) {
+			if opt != "lenient" || fl.Required {
+				panic(fmt.Sprintf("framework: %v.%s: arg option %q is unknown or contradicts required", t, sf.Name, opt))
+			}
+			fl.Lenient = true
+		}
+		s.fields = append(s.fields, fl)
 	}
 	return s
 }
