@@ -1,0 +1,205 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// OwnerTables names the tables of one owner type. Users and admins share the
+// same shape, so one AccountStore and one SessionStore type serve both; a
+// third owner type is a migration plus a new OwnerTables value.
+//
+// The names are pasted into SQL text once, when a store is built, so they
+// must come from the program (never from input): New*Store panics unless
+// each matches ^[a-z_]+$.
+type OwnerTables struct {
+	// Owners is the account table, such as "users".
+	Owners string
+	// Sessions is the table of the owners' refresh-token sessions, such as
+	// "user_sessions".
+	Sessions string
+	// OwnerColumn is the column of Sessions that references Owners, such as
+	// "user_id".
+	OwnerColumn string
+}
+
+// UserTables names the tables of end users.
+var UserTables = OwnerTables{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id"}
+
+// AdminTables names the tables of admins.
+var AdminTables = OwnerTables{Owners: "admins", Sessions: "admin_sessions", OwnerColumn: "admin_id"}
+
+// mustValidate panics unless every name of t is a plain lowercase
+// identifier; a bad name is a programming error, found at start-up.
+func (t OwnerTables) mustValidate() {
+	for _, name := range []string{t.Owners, t.Sessions, t.OwnerColumn} {
+		if !isIdent(name) {
+			panic(fmt.Sprintf("models: name %q in %+v does not match ^[a-z_]+$", name, t))
+		}
+	}
+}
+
+// Account is a row of users or admins. It carries the password hash and the
+// salt, so it has no JSON tags: the API layer builds its own whitelisted view.
+type Account struct {
+	ID uuid.UUID `db:"id"`
+	// Email is stored as given; callers trim and lowercase it. Lookups and the
+	// unique index compare lower(email).
+	Email string `db:"email"`
+	// Password is the encoded password hash, never the password itself.
+	Password string `db:"password"`
+	// Salt is the salt of Password.
+	Salt         string     `db:"salt"`
+	FirstName    string     `db:"first_name"`
+	LastName     string     `db:"last_name"`
+	Timezone     string     `db:"timezone"`
+	Locale       string     `db:"locale"`
+	IsActive     bool       `db:"is_active"`
+	DeletedAt    *time.Time `db:"deleted_at"`
+	LoginCount   int64      `db:"login_count"`
+	LastLoginAt  *time.Time `db:"last_login_at"`
+	TokenVersion int64      `db:"token_version"`
+	CreatedAt    time.Time  `db:"created_at"`
+	UpdatedAt    time.Time  `db:"updated_at"`
+}
+
+// normalize converts every timestamp of a to UTC.
+func (a *Account) normalize() {
+	utc(&a.CreatedAt)
+	utc(&a.UpdatedAt)
+	utcPtr(&a.DeletedAt)
+	utcPtr(&a.LastLoginAt)
+}
+
+// accountColumns is the column list of Account, in insert order.
+const accountColumns = `id, email, password, salt, first_name, last_name, timezone, locale,
+	is_active, deleted_at, login_count, last_login_at, token_version, created_at, updated_at`
+
+// AccountStore reads and writes the accounts of one owner type. Its SQL is
+// built once by NewAccountStore; it is safe for concurrent use.
+type AccountStore struct {
+	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
+	lockForUpdate, lockBySessionHash, setActive, softDelete           string
+}
+
+// NewAccountStore returns a store for the accounts in t.Owners. It panics if
+// a name in t is not a plain lowercase identifier.
+func NewAccountStore(t OwnerTables) *AccountStore {
+	t.mustValidate()
+	sel := `SELECT ` + accountColumns + ` FROM ` + t.Owners
+	upd := `UPDATE ` + t.Owners + ` SET `
+	return &AccountStore{
+		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+				COALESCE($14, now()), COALESCE($15, $14, now()))
+			RETURNING created_at, updated_at`,
+		byID: sel + ` WHERE id = $1`,
+		// lower(email) on both sides so the unique index on lower(email) serves it.
+		byEmail: sel + ` WHERE lower(email) = lower($1)`,
+		recordLogin: upd + `login_count = login_count + 1, last_login_at = $2, updated_at = $2
+			WHERE id = $1 AND is_active AND deleted_at IS NULL
+			RETURNING ` + accountColumns,
+		setPassword:      upd + `password = $2, salt = $3, updated_at = $4 WHERE id = $1`,
+		bumpTokenVersion: upd + `token_version = token_version + 1, updated_at = $2 WHERE id = $1 RETURNING token_version`,
+		lockForUpdate:    sel + ` WHERE id = $1 FOR NO KEY UPDATE`,
+		// The locking clause applies to the owners row only, not to the
+		// session read in the sub-select.
+		lockBySessionHash: sel + ` WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + `
+			WHERE refresh_token_hash = $1) FOR NO KEY UPDATE`,
+		setActive:  upd + `is_active = $2, updated_at = $3 WHERE id = $1`,
+		softDelete: upd + `deleted_at = COALESCE(deleted_at, $2), updated_at = $2 WHERE id = $1`,
+	}
+}
+
+// Create inserts a with every column as given, including its ID. A zero
+// CreatedAt is filled by the database with now() (the transaction's start
+// time); a zero UpdatedAt takes the value of CreatedAt. Both are then set on
+// a from RETURNING. Note that the zero IsActive is false: callers creating
+// an active account set it. ErrDuplicate means the e-mail address is taken,
+// compared case-insensitively and including soft-deleted accounts.
+func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
+	row := db.QueryRowxContext(ctx, s.create, a.ID, a.Email, a.Password, a.Salt,
+		a.FirstName, a.LastName, a.Timezone, a.Locale, a.IsActive, a.DeletedAt,
+		a.LoginCount, a.LastLoginAt, a.TokenVersion, nullIfZero(a.CreatedAt), nullIfZero(a.UpdatedAt))
+	if err := row.Scan(&a.CreatedAt, &a.UpdatedAt); err != nil {
+		return storeErr("create account", err)
+	}
+	a.normalize()
+	return nil
+}
+
+// get runs a query that returns at most one account.
+func (s *AccountStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Account, error) {
+	var a Account
+	if err := db.GetContext(ctx, &a, query, args...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	a.normalize()
+	return &a, nil
+}
+
+// ByID returns the account with id, whatever its flags, or ErrNotFound.
+func (s *AccountStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
+	return s.get(ctx, db, "account by id", s.byID, id)
+}
+
+// ByEmail returns the account whose e-mail address equals email without
+// regard to case, whatever its flags, or ErrNotFound.
+func (s *AccountStore) ByEmail(ctx context.Context, db DB, email string) (*Account, error) {
+	return s.get(ctx, db, "account by email", s.byEmail, email)
+}
+
+// RecordLogin counts a successful login of an active, not deleted account in
+// one statement (login_count + 1 is computed by PostgreSQL, so concurrent
+// logins never lose a count), sets last_login_at and updated_at to now and
+// returns the updated account. ErrNotFound means no such account, or one
+// that is inactive or soft-deleted.
+func (s *AccountStore) RecordLogin(ctx context.Context, db DB, id uuid.UUID, now time.Time) (*Account, error) {
+	return s.get(ctx, db, "record login", s.recordLogin, id, now)
+}
+
+// SetPassword replaces the password hash and salt of the account, or
+// returns ErrNotFound.
+func (s *AccountStore) SetPassword(ctx context.Context, db DB, id uuid.UUID, encoded, salt string, now time.Time) error {
+	return execOne(ctx, db, "set password", s.setPassword, id, encoded, salt, now)
+}
+
+// BumpTokenVersion increments the account's token version, which makes
+// every access token issued before invalid, and returns the new version.
+// ErrNotFound means no such account.
+func (s *AccountStore) BumpTokenVersion(ctx context.Context, db DB, id uuid.UUID, now time.Time) (int64, error) {
+	var v int64
+	if err := db.GetContext(ctx, &v, s.bumpTokenVersion, id, now); err != nil {
+		return 0, storeErr("bump token version", err)
+	}
+	return v, nil
+}
+
+// LockForUpdate reads the account and locks its row (FOR NO KEY UPDATE)
+// until the transaction db belongs to ends. Outside a transaction the lock
+// ends with the statement. ErrNotFound means no such account.
+func (s *AccountStore) LockForUpdate(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
+	return s.get(ctx, db, "lock account", s.lockForUpdate, id)
+}
+
+// LockBySessionHash reads and locks (FOR NO KEY UPDATE), in one statement,
+// the owner of the session whose refresh_token_hash is hash. ErrNotFound
+// means that no session has that hash. Locking the owner first serializes
+// every refresh of one owner.
+func (s *AccountStore) LockBySessionHash(ctx context.Context, db DB, hash string) (*Account, error) {
+	return s.get(ctx, db, "lock account by session", s.lockBySessionHash, hash)
+}
+
+// SetActive sets the account's is_active flag, or returns ErrNotFound.
+func (s *AccountStore) SetActive(ctx context.Context, db DB, id uuid.UUID, active bool, now time.Time) error {
+	return execOne(ctx, db, "set active", s.setActive, id, active, now)
+}
+
+// SoftDelete marks the account deleted at now; an account deleted before
+// keeps its first deleted_at. ErrNotFound means no such account.
+func (s *AccountStore) SoftDelete(ctx context.Context, db DB, id uuid.UUID, now time.Time) error {
+	return execOne(ctx, db, "soft delete", s.softDelete, id, now)
+}

@@ -1,0 +1,51 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ByEmailSQL exposes the SQL of ByEmail for EXPLAIN tests.
+func (s *AccountStore) ByEmailSQL() string { return s.byEmail }
+
+// LockBySessionHashSQL exposes the SQL of LockBySessionHash for EXPLAIN tests.
+func (s *AccountStore) LockBySessionHashSQL() string { return s.lockBySessionHash }
+
+// ByHashSQL exposes the SQL of ByHash for EXPLAIN tests.
+func (s *SessionStore) ByHashSQL() string { return s.byHash }
+
+// TwoStatementRotator is the rotation Rotate does not use, kept so that
+// BenchmarkRotate can compare it: INSERT the successor, then UPDATE the old
+// row WHERE revoked_at IS NULL (the foreign key is not deferrable, so the
+// INSERT must come first).
+type TwoStatementRotator struct {
+	sessions *SessionStore
+	update   string
+}
+
+// NewTwoStatementRotator builds the two-statement rotation for t.
+func NewTwoStatementRotator(t OwnerTables) *TwoStatementRotator {
+	return &TwoStatementRotator{
+		sessions: NewSessionStore(t),
+		update: `UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = $3,
+			last_used_at = $2, updated_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
+	}
+}
+
+// Rotate behaves like SessionStore.Rotate, except that on ErrConflict the
+// successor row stays until the caller rolls back.
+func (r *TwoStatementRotator) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next *Session, now time.Time) error {
+	if next.CreatedAt.IsZero() {
+		next.CreatedAt = now
+	}
+	if err := r.sessions.Create(ctx, db, next); err != nil {
+		return err
+	}
+	n, err := execCount(ctx, db, "rotate session", r.update, oldID, now, next.ID)
+	if err == nil && n == 0 {
+		return ErrConflict
+	}
+	return err
+}

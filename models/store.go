@@ -1,0 +1,96 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// storeErr maps a driver error of operation op to what stores return: "no
+// rows" becomes ErrNotFound, a unique violation ErrDuplicate, and anything
+// else is wrapped with the operation name.
+func storeErr(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNotFound
+	case IsUniqueViolation(err):
+		return ErrDuplicate
+	default:
+		return fmt.Errorf("models: %s: %w", op, err)
+	}
+}
+
+// execCount runs a statement and returns the number of rows it touched.
+func execCount(ctx context.Context, db DB, op, query string, args ...any) (int64, error) {
+	res, err := db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, storeErr(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, storeErr(op, err)
+	}
+	return n, nil
+}
+
+// execOne runs a statement that must touch a row; none is ErrNotFound.
+func execOne(ctx context.Context, db DB, op, query string, args ...any) error {
+	n, err := execCount(ctx, db, op, query, args...)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// nullIfZero binds the zero time as NULL, so that SQL can substitute a
+// default with COALESCE.
+func nullIfZero(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+// jsonText binds a JSON document (nil is NULL) as text. A []byte would be
+// sent in binary format when the DSN sets lib/pq's binary_parameters=yes,
+// and jsonb rejects raw JSON as binary input ("unsupported jsonb version
+// number 123"); text works in both modes.
+func jsonText(doc []byte) any {
+	if doc == nil {
+		return nil
+	}
+	return string(doc)
+}
+
+// utc converts *t to UTC in place. lib/pq returns timestamptz values in a
+// fixed zone named "" even when the session zone is UTC; after utc they
+// compare equal (==, reflect.DeepEqual) to times built with time.UTC.
+func utc(t *time.Time) {
+	*t = t.UTC()
+}
+
+// utcPtr is utc for a nullable timestamp.
+func utcPtr(t **time.Time) {
+	if *t != nil {
+		u := (*t).UTC()
+		*t = &u
+	}
+}
+
+// isIdent reports whether s is a non-empty run of a-z and underscores, the
+// only table and column names stores accept into their SQL text.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
