@@ -1,0 +1,221 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/models"
+)
+
+// NewAccount is what registration or account creation takes. Email is
+// stored trimmed and lowercased; Password exactly as given.
+type NewAccount struct {
+	Email     string
+	Password  string
+	FirstName string
+	LastName  string
+	Timezone  string
+	Locale    string
+}
+
+func (s *Service) prepare(ctx context.Context, in NewAccount) (*models.Account, error) {
+	encoded, salt, err := s.Hasher.Hash(ctx, in.Password)
+	if err != nil {
+		return nil, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	acc := &models.Account{
+		ID: id, Email: strings.ToLower(strings.TrimSpace(in.Email)), Password: encoded, Salt: salt,
+		FirstName: in.FirstName, LastName: in.LastName, Timezone: in.Timezone, Locale: in.Locale,
+		IsActive: true, CreatedAt: now, UpdatedAt: now,
+	}
+	if acc.Timezone == "" {
+		acc.Timezone = "UTC"
+	}
+	if acc.Locale == "" {
+		acc.Locale = "en"
+	}
+	return acc, nil
+}
+
+// Create adds an account without opening a session (the admin command).
+func (s *Service) Create(ctx context.Context, in NewAccount) (*models.Account, error) {
+	acc, err := s.prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Accounts.Create(ctx, s.DB, acc); err != nil {
+		if errors.Is(err, models.ErrDuplicate) {
+			return nil, ErrExists
+		}
+		return nil, err
+	}
+	return acc, nil
+}
+
+// Register creates an active account and its first session in one
+// transaction, counting it as the first login. An e-mail already used, by
+// a soft-deleted account too, is ErrExists: the unique index decides, so
+// concurrent registrations of one address create one account.
+func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issued, error) {
+	acc, err := s.prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	acc.LoginCount, acc.LastLoginAt = 1, &acc.CreatedAt
+	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, acc.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if err := s.Accounts.Create(ctx, tx, acc); err != nil {
+			return err
+		}
+		return s.Sessions.Create(ctx, tx, sess)
+	})
+	if errors.Is(err, models.ErrDuplicate) {
+		return nil, ErrExists
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.issue(acc, sess, raw)
+}
+
+// Login checks the credentials, then the account flags (in SPEC.md's
+// order), counts the login in SQL and opens a session. An unknown e-mail
+// costs the same hashing work as a wrong password.
+func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
+	acc, err := s.Accounts.ByEmail(ctx, s.DB, strings.ToLower(strings.TrimSpace(email)))
+	if errors.Is(err, models.ErrNotFound) {
+		if err := s.Hasher.VerifyDummy(ctx, password); err != nil {
+			return nil, err
+		}
+		return nil, ErrInvalidCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, rehash, err := s.Hasher.Verify(ctx, acc.Password, password)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !ok:
+		return nil, ErrInvalidCredentials
+	case !acc.IsActive:
+		return nil, ErrInactive
+	case acc.DeletedAt != nil:
+		return nil, ErrDeleted
+	}
+	var encoded, salt string
+	if rehash {
+		if encoded, salt, err = s.Hasher.Hash(ctx, password); err != nil {
+			return nil, err
+		}
+	}
+	now := s.Now()
+	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, now)
+	if err != nil {
+		return nil, err
+	}
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		updated, err := s.Accounts.RecordLogin(ctx, tx, acc.ID, now)
+		if err != nil {
+			return err
+		}
+		acc = updated
+		if rehash {
+			if err := s.Accounts.SetPassword(ctx, tx, acc.ID, encoded, salt, now); err != nil {
+				return err
+			}
+		}
+		return s.Sessions.Create(ctx, tx, sess)
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrInactive // deactivated or deleted since the check above
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.issue(acc, sess, raw)
+}
+
+// Logout revokes the session of raw, only if it belongs to owner and is
+// not revoked already. A missing, malformed, unknown or foreign token is
+// ignored.
+func (s *Service) Logout(ctx context.Context, owner uuid.UUID, raw string) error {
+	if !auth.WellFormedRefreshToken(raw) {
+		return nil
+	}
+	_, err := s.Sessions.RevokeByHash(ctx, s.DB, owner, auth.HashRefreshToken(raw), s.Now())
+	return err
+}
+
+// LogoutAll increments the owner's token version, which ends every access
+// token at once, and revokes all of its active sessions, in one
+// transaction.
+func (s *Service) LogoutAll(ctx context.Context, owner uuid.UUID, o Origin) error {
+	var revoked int64
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, s.Now()); err != nil {
+			return err
+		}
+		n, err := s.Sessions.RevokeAll(ctx, tx, owner, s.Now())
+		revoked = n
+		return err
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	s.security("all sessions ended by their owner", "logout_all", owner, uuid.Nil, o, "revoked", revoked)
+	s.notifyRevoked(owner)
+	return nil
+}
+
+func (s *Service) notifyRevoked(owner uuid.UUID) {
+	if s.Revoked != nil {
+		s.Revoked(s.Kind.Type, owner)
+	}
+}
+
+// Account returns the account with id, or ErrNotFound.
+func (s *Service) Account(ctx context.Context, id uuid.UUID) (*models.Account, error) {
+	acc, err := s.Accounts.ByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return acc, err
+}
+
+// PurgeExpired deletes the sessions that expired more than one refresh
+// lifetime ago, and returns how many.
+func (s *Service) PurgeExpired(ctx context.Context) (int64, error) {
+	n, err := s.Sessions.PurgeExpired(ctx, s.DB, s.Now().Add(-s.RefreshTTL), 1000)
+	if err != nil {
+		return n, fmt.Errorf("purge %s: %w", s.Kind.Tables.Sessions, err)
+	}
+	return n, nil
+}
+
+// clientOf converts a stored client name.
+func clientOf(s string) action.Client {
+	if s == string(action.App) {
+		return action.App
+	}
+	return action.Web
+}

@@ -1,0 +1,64 @@
+package accounts
+
+import (
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/models"
+)
+
+// Codes are the error codes of one owner type.
+type Codes struct {
+	InvalidCredentials errorcodes.Code
+	AccountInactive    errorcodes.Code
+	AccountDeleted     errorcodes.Code
+	AccountNotFound    errorcodes.Code
+	InvalidRefresh     errorcodes.Code
+	AlreadyExists      errorcodes.Code
+}
+
+// Kind declares an owner type: its name, the path segment and action-name
+// part of its actions, its tables and its error codes.
+type Kind struct {
+	// Type is the owner type: "user".
+	Type action.OwnerType
+	// Plural is the path segment of its actions: "users".
+	Plural string
+	// Title goes between version and verb in action names: "" gives
+	// V1Login, "Admin" gives V1AdminLogin.
+	Title string
+	// Tables names its account and session tables.
+	Tables models.OwnerTables
+	// Codes are its error codes.
+	Codes Codes
+}
+
+// Users is the owner type of end users.
+var Users = Kind{
+	Type:   "user",
+	Plural: "users",
+	Tables: models.UserTables,
+	Codes: Codes{
+		InvalidCredentials: errorcodes.UserInvalidLoginCredentials,
+		AccountInactive:    errorcodes.UserAccountInactive,
+		AccountDeleted:     errorcodes.UserAccountDeleted,
+		AccountNotFound:    errorcodes.UserAccountDoesNotExist,
+		InvalidRefresh:     errorcodes.UserUnauthorizedInvalidRefresh,
+		AlreadyExists:      errorcodes.UserAlreadyExists,
+	},
+}
+
+// Admins is the owner type of administrators. They have no
+// self-registration; accounts are created from the command line.
+var Admins = Kind{
+	Type:   "admin",
+	Plural: "admins",
+	Title:  "Admin",
+	Tables: models.AdminTables,
+	Codes: Codes{
+		InvalidCredentials: errorcodes.AdminInvalidLoginCredentials,
+		AccountInactive:    errorcodes.AdminAccountInactive,
+		AccountDeleted:     errorcodes.AdminAccountDeleted,
+		AccountNotFound:    errorcodes.AdminAccountDoesNotExist,
+		InvalidRefresh:     errorcodes.AdminUnauthorizedInvalidRefresh,
+	},
+}

@@ -1,0 +1,119 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/models"
+)
+
+// refreshOutcome is what one refresh transaction decided.
+type refreshOutcome struct {
+	name    string // rotated, unknown, expired, revoked, inactive or replay
+	account *models.Account
+	old     *models.Session
+	next    *models.Session
+	revoked int64
+}
+
+// Refresh rotates the session of raw and issues new tokens, following
+// SPEC.md's UserSession transitions:
+//
+//   - active, owner usable: the session becomes rotated and a successor
+//     with the same client and platform is created;
+//   - active, owner inactive or deleted; or expired: the session is revoked;
+//   - revoked: nothing changes;
+//   - rotated (a replay): every session of the owner is revoked and its
+//     token version incremented, with no grace period;
+//   - unknown or malformed: nothing changes.
+//
+// Every outcome but the first is ErrInvalidRefresh. The owner row is locked
+// before the session is read, so concurrent refreshes of one token
+// serialise: one rotates, the rest see a replay.
+func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, error) {
+	if !auth.WellFormedRefreshToken(raw) {
+		s.outcome("malformed")
+		return nil, ErrInvalidRefresh
+	}
+	hash := auth.HashRefreshToken(raw)
+	var out refreshOutcome
+	var newRaw string
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		out = refreshOutcome{}
+		acc, err := s.Accounts.LockBySessionHash(ctx, tx, hash)
+		if errors.Is(err, models.ErrNotFound) {
+			out.name = "unknown"
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sess, err := s.Sessions.ByHash(ctx, tx, hash)
+		if err != nil {
+			return err
+		}
+		out.account, out.old = acc, sess
+		newRaw, err = s.decide(ctx, tx, &out, o)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.outcome(out.name)
+	switch out.name {
+	case "rotated":
+		return s.issue(out.account, out.next, newRaw)
+	case "replay":
+		s.security("refresh token replayed: every session revoked", "refresh_token_theft",
+			out.account.ID, out.old.ID, o, "revoked", out.revoked)
+		s.notifyRevoked(out.account.ID)
+	}
+	return nil, ErrInvalidRefresh
+}
+
+// decide applies the transition for the locked owner and its session.
+func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin) (string, error) {
+	now := s.Now()
+	acc, sess := out.account, out.old
+	switch sess.State(now) {
+	case models.SessionRotated:
+		out.name = "replay"
+		n, err := s.Sessions.RevokeAll(ctx, tx, acc.ID, now)
+		if err != nil {
+			return "", err
+		}
+		out.revoked = n
+		_, err = s.Accounts.BumpTokenVersion(ctx, tx, acc.ID, now)
+		return "", err
+	case models.SessionRevoked:
+		out.name = "revoked"
+		return "", nil
+	case models.SessionExpired:
+		out.name = "expired"
+		_, err := s.Sessions.Revoke(ctx, tx, sess.ID, now)
+		return "", err
+	}
+	if !acc.IsActive || acc.DeletedAt != nil {
+		out.name = "inactive"
+		_, err := s.Sessions.Revoke(ctx, tx, sess.ID, now)
+		return "", err
+	}
+	next, raw, err := s.newSession(acc.ID, o, clientOf(sess.Client), sess.Platform, now)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
+		return "", err
+	}
+	out.name, out.next = "rotated", next
+	return raw, nil
+}
+
+func (s *Service) outcome(name string) {
+	if s.RefreshOutcome != nil {
+		s.RefreshOutcome(name)
+	}
+}

@@ -1,0 +1,176 @@
+package accounts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/models"
+)
+
+// The engine's failures. auth.ErrBusy is passed through unchanged when the
+// password hasher has no free slot.
+var (
+	ErrInvalidCredentials = errors.New("accounts: invalid credentials")
+	ErrInactive           = errors.New("accounts: account inactive")
+	ErrDeleted            = errors.New("accounts: account deleted")
+	ErrExists             = errors.New("accounts: account already exists")
+	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
+	ErrNotFound           = errors.New("accounts: account not found")
+)
+
+// Origin describes where a session is opened from.
+type Origin struct {
+	Client    action.Client
+	Platform  string
+	IP        string
+	UserAgent string
+}
+
+// Issued is the outcome of a register, login or refresh: the account, its
+// new session, and the two tokens. RefreshToken is the raw token, which is
+// never stored.
+type Issued struct {
+	Account         *models.Account
+	Session         *models.Session
+	AccessToken     string
+	AccessExpiresAt time.Time
+	RefreshToken    string
+}
+
+// Service runs one Kind's accounts and sessions. Fields are dependencies,
+// set once before use.
+type Service struct {
+	Kind       Kind
+	DB         *sqlx.DB
+	Accounts   *models.AccountStore
+	Sessions   *models.SessionStore
+	Tokens     *auth.Tokens
+	Hasher     *auth.Hasher
+	RefreshTTL time.Duration
+	// Now returns the current time in UTC, truncated to microseconds.
+	Now func() time.Time
+	Log *slog.Logger
+	// Revoked, when set, is called after a commit that incremented an
+	// owner's token version (logout-all, theft), so that live connections
+	// holding old tokens can be closed.
+	Revoked func(owner action.OwnerType, id uuid.UUID)
+	// RefreshOutcome, when set, is called once per refresh with its
+	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
+	// replay.
+	RefreshOutcome func(outcome string)
+}
+
+// NewService returns a Service for kind with stores over db.
+func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher, refreshTTL time.Duration, log *slog.Logger) *Service {
+	return &Service{
+		Kind:       kind,
+		DB:         db,
+		Accounts:   models.NewAccountStore(kind.Tables),
+		Sessions:   models.NewSessionStore(kind.Tables),
+		Tokens:     tokens,
+		Hasher:     hasher,
+		RefreshTTL: refreshTTL,
+		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		Log:        log,
+	}
+}
+
+// Load is the authenticator's loader for this kind: the owner must exist,
+// be active and not be soft-deleted, so that deactivating or deleting an
+// account ends its access tokens at once.
+func (s *Service) Load(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+	acc, err := s.Accounts.ByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return auth.Principal{}, auth.ErrUnknownOwner
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	if !acc.IsActive || acc.DeletedAt != nil {
+		return auth.Principal{}, auth.ErrUnknownOwner
+	}
+	return auth.Principal{TokenVersion: acc.TokenVersion, Locale: acc.Locale, Record: acc}, nil
+}
+
+// Owner returns the auth.Owner declaration of this kind.
+func (s *Service) Owner() auth.Owner { return auth.Owner{Type: s.Kind.Type, Load: s.Load} }
+
+// newSession prepares a session row for owner with a fresh refresh token.
+func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, platform string, now time.Time) (*models.Session, string, error) {
+	raw, hash, err := auth.NewRefreshToken()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, "", err
+	}
+	sess := &models.Session{
+		ID:               id,
+		OwnerID:          owner,
+		RefreshTokenHash: hash,
+		ExpiresAt:        now.Add(s.RefreshTTL),
+		UserAgent:        userAgentJSON(o.UserAgent),
+		IPAddress:        ipAddress(o.IP),
+		Client:           string(client),
+		Platform:         platform,
+		CreatedAt:        now,
+		UpdatedAt:        now,
+	}
+	return sess, raw, nil
+}
+
+// issue signs the access token of a committed session.
+func (s *Service) issue(acc *models.Account, sess *models.Session, raw string) (*Issued, error) {
+	token, exp, err := s.Tokens.Issue(s.Kind.Type, acc.ID, acc.TokenVersion, action.Client(sess.Client))
+	if err != nil {
+		return nil, fmt.Errorf("issue access token: %w", err)
+	}
+	return &Issued{Account: acc, Session: sess, AccessToken: token, AccessExpiresAt: exp, RefreshToken: raw}, nil
+}
+
+// security logs a security event with the owner, session and origin.
+func (s *Service) security(msg, event string, owner uuid.UUID, session uuid.UUID, o Origin, attrs ...any) {
+	base := []any{"event", event, "ownerType", string(s.Kind.Type), "ownerId", owner.String(),
+		"ip", o.IP, "userAgent", o.UserAgent}
+	if session != uuid.Nil {
+		base = append(base, "sessionId", session.String())
+	}
+	s.Log.Warn(msg, append(base, attrs...)...)
+}
+
+// userAgentJSON stores the User-Agent header as {"raw": "..."}: valid
+// UTF-8, without NUL (which jsonb refuses), at most 512 bytes.
+func userAgentJSON(ua string) []byte {
+	if ua == "" {
+		return nil
+	}
+	ua = strings.ReplaceAll(strings.ToValidUTF8(ua, "\uFFFD"), "\x00", "")
+	for len(ua) > 512 {
+		_, size := utf8.DecodeLastRuneInString(ua)
+		ua = ua[:len(ua)-size]
+	}
+	raw, _ := json.Marshal(map[string]string{"raw": ua})
+	return raw
+}
+
+func ipAddress(ip string) *string {
+	if ip == "" {
+		return nil
+	}
+	if len(ip) > 64 {
+		ip = ip[:64]
+	}
+	return &ip
+}

@@ -1,0 +1,41 @@
+package v1
+
+import (
+	"errors"
+	"time"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// accountError maps the engine's failures to kind's error codes. Anything
+// else is returned unchanged and becomes INTERNAL_SERVER_ERROR.
+func accountError(kind accounts.Kind, err error) error {
+	c := kind.Codes
+	switch {
+	case errors.Is(err, accounts.ErrInvalidCredentials):
+		return c.InvalidCredentials.New()
+	case errors.Is(err, accounts.ErrInactive):
+		return c.AccountInactive.New()
+	case errors.Is(err, accounts.ErrDeleted):
+		return c.AccountDeleted.New()
+	case errors.Is(err, accounts.ErrNotFound):
+		return c.AccountNotFound.New()
+	case errors.Is(err, accounts.ErrInvalidRefresh):
+		return c.InvalidRefresh.New()
+	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists.ID != "":
+		return c.AlreadyExists.New()
+	case errors.Is(err, auth.ErrBusy):
+		e := errorcodes.ServiceBusy.New()
+		e.RetryAfter = time.Second
+		return e
+	}
+	return err
+}
+
+// origin describes the request a session is opened from.
+func origin(req *action.Request) accounts.Origin {
+	return accounts.Origin{Client: req.Client, Platform: req.Platform, IP: req.IP, UserAgent: req.UserAgent}
+}

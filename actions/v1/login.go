@@ -1,0 +1,44 @@
+package v1
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// Login authenticates by e-mail and password and opens a session whose
+// client (and so the access token's audience) comes from X-Client.
+type Login struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// LoginArgs are the arguments of Login. The password is used exactly as
+// given; its length is capped only to bound the work an attacker can ask.
+type LoginArgs struct {
+	Email    string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
+	Password string `arg:"password" validate:"required,max=1024"`
+}
+
+// Spec declares V1Login (V1AdminLogin for admins).
+func (a *Login) Spec() action.Spec {
+	c := a.Accounts.Kind.Codes
+	s := specFor(a.Accounts, "Login", "login")
+	s.Summary = "Log in with e-mail and password"
+	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
+	s.Status = http.StatusCreated
+	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy}
+	return s
+}
+
+// Run logs in.
+func (a *Login) Run(ctx context.Context, req *action.Request, in *LoginArgs) (*SessionResult, error) {
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, origin(req))
+	if err != nil {
+		return nil, accountError(a.Accounts.Kind, err)
+	}
+	return sessionResult(a.Accounts, a.Cookies, req, iss), nil
+}

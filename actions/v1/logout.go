@@ -1,0 +1,63 @@
+package v1
+
+import (
+	"context"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+)
+
+// Logout ends the caller's current session: the one of the presented
+// refresh token, if it is the caller's.
+type Logout struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// LogoutArgs are the arguments of Logout.
+type LogoutArgs struct {
+	RefreshToken string `arg:"refreshToken,lenient"`
+}
+
+// Spec declares V1Logout (V1AdminLogout for admins).
+func (a *Logout) Spec() action.Spec {
+	s := specFor(a.Accounts, "Logout", "logout")
+	s.Summary = "End the current session"
+	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	return s
+}
+
+// Run revokes the session and clears the cookie. A missing, unknown or
+// foreign token is ignored: the answer is 200 all the same.
+func (a *Logout) Run(ctx context.Context, req *action.Request, in *LogoutArgs) (*Empty, error) {
+	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
+	if err := a.Accounts.Logout(ctx, req.Caller.ID, raw); err != nil {
+		return nil, err
+	}
+	a.Cookies.Clear(req, a.Accounts.Kind.Type)
+	return &Empty{}, nil
+}
+
+// LogoutAll ends every session of the caller and every access token issued
+// to it, by incrementing its token version.
+type LogoutAll struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// Spec declares V1LogoutAll (V1AdminLogoutAll for admins).
+func (a *LogoutAll) Spec() action.Spec {
+	s := specFor(a.Accounts, "LogoutAll", "logoutall")
+	s.Summary = "End every session"
+	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	return s
+}
+
+// Run ends every session and clears the cookie.
+func (a *LogoutAll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
+	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, origin(req)); err != nil {
+		return nil, accountError(a.Accounts.Kind, err)
+	}
+	a.Cookies.Clear(req, a.Accounts.Kind.Type)
+	return &Empty{}, nil
+}

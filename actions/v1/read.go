@@ -1,0 +1,50 @@
+package v1
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/models"
+)
+
+// Read returns the caller's own account.
+type Read struct {
+	Accounts *accounts.Service
+}
+
+// ReadArgs are the arguments of Read: an optional id, which must be the
+// caller's own.
+type ReadArgs struct {
+	ID *uuid.UUID `arg:"id"`
+}
+
+// Spec declares V1Read (V1AdminRead for admins).
+func (a *Read) Spec() action.Spec {
+	s := specFor(a.Accounts, "Read", "read")
+	s.Summary = "Read your own profile"
+	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.AccountNotFound}
+	return s
+}
+
+// Run answers the account the authenticator loaded for this request.
+func (a *Read) Run(ctx context.Context, req *action.Request, in *ReadArgs) (*AccountResult, error) {
+	if in.ID != nil && *in.ID != req.Caller.ID {
+		return nil, a.Accounts.Kind.Codes.AccountNotFound.New()
+	}
+	acc, ok := req.Caller.Record.(*models.Account)
+	if !ok {
+		var err error
+		if acc, err = a.Accounts.Account(ctx, req.Caller.ID); err != nil {
+			return nil, accountError(a.Accounts.Kind, err)
+		}
+	}
+	if a.Accounts.Kind.Type == accounts.Admins.Type {
+		return &AccountResult{Admin: ViewAccount(acc)}, nil
+	}
+	return &AccountResult{User: ViewAccount(acc)}, nil
+}

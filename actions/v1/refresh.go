@@ -1,0 +1,46 @@
+package v1
+
+import (
+	"context"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// Refresh rotates a refresh token: the old one dies, a new one and a new
+// access token (for the session's original client) are returned.
+type Refresh struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// RefreshArgs are the arguments of Refresh. The token is read from the
+// cookie first; the argument serves mobile clients. A value that is not a
+// string counts as absent, so it is answered like an unknown token.
+type RefreshArgs struct {
+	RefreshToken string `arg:"refreshToken,lenient"`
+}
+
+// Spec declares V1Refresh (V1AdminRefresh for admins).
+func (a *Refresh) Spec() action.Spec {
+	s := specFor(a.Accounts, "Refresh", "refresh")
+	s.Summary = "Rotate the refresh token and get a new access token"
+	s.Auth = action.Public
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidRefresh}
+	return s
+}
+
+// Run rotates the token. A failed refresh clears the cookie, which holds a
+// token that can never work again.
+func (a *Refresh) Run(ctx context.Context, req *action.Request, in *RefreshArgs) (*SessionResult, error) {
+	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
+	iss, err := a.Accounts.Refresh(ctx, raw, origin(req))
+	if err != nil {
+		if _, had := req.Cookie(a.Accounts.Kind.Type.RefreshCookie()); had {
+			a.Cookies.Clear(req, a.Accounts.Kind.Type)
+		}
+		return nil, accountError(a.Accounts.Kind, err)
+	}
+	return sessionResult(a.Accounts, a.Cookies, req, iss), nil
+}

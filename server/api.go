@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/ratelimit"
+)
+
+// api is the HTTP role: actions, probes, metrics and socket.io on PORT.
+type api struct {
+	a         *app
+	fw        *framework.Framework
+	limiter   *ratelimit.Limiter
+	server    *http.Server
+	listening func(net.Addr)
+}
+
+func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
+	cfg := a.cfg
+	limiter := ratelimit.New(ratelimit.Config{
+		Pool:   a.redis,
+		Prefix: cfg.JobsNamespace + ":ratelimit:",
+		Logger: a.log,
+	})
+	limits := &rateLimits{
+		limiter: limiter, max: cfg.RateLimitMax, window: cfg.RateLimitWindow,
+		authMax: cfg.AuthRateLimitMax, authWindow: cfg.AuthRateLimitWindow,
+		authPaths: map[string]bool{},
+	}
+	pr := &probes{draining: &a.draining, checks: map[string]func(context.Context) error{
+		"database": a.db.PingContext,
+		"redis":    func(ctx context.Context) error { return pingRedis(ctx, a.redis) },
+	}}
+	fw := framework.New(framework.Config{
+		Logger:        a.log,
+		Authenticator: a.authenticator(),
+		Catalog:       a.catalog,
+		Rules:         validationRules(a),
+		Mods:          v1.Mods(a.catalog),
+		CORSOrigins:   cfg.CORSOrigins,
+		TrustProxy:    cfg.TrustProxy,
+		Middleware:    []func(http.Handler) http.Handler{pr.guard, limits.middleware},
+		Observe:       a.metrics.observe,
+		AccessLog:     true,
+		Stacks:        !cfg.production(),
+	})
+	limits.fw, pr.fw = fw, fw
+	pr.register()
+	fw.Handle(http.MethodGet, "/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
+	for _, path := range a.registerActions(fw) {
+		limits.authPaths[path] = true
+	}
+	srv := &http.Server{
+		Handler:           fw,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	return &api{a: a, fw: fw, limiter: limiter, server: srv, listening: listening}, nil
+}
+
+// run serves until ctx ends, then drains: the probes answer 503 at once
+// while actions are still served for SHUTDOWN_DRAIN, then the listener
+// closes and in-flight requests finish within the shutdown budget.
+func (s *api) run(ctx, stopCtx context.Context) error {
+	defer s.limiter.Close()
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	s.a.log.Info("api listening", "addr", ln.Addr().String(), "env", s.a.cfg.Env)
+	if s.listening != nil {
+		s.listening(ln.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.server.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.a.log.Info("draining", "drain", s.a.cfg.ShutdownDrain.String())
+	select {
+	case <-time.After(s.a.cfg.ShutdownDrain):
+	case <-stopCtx.Done():
+	}
+	if err := s.server.Shutdown(stopCtx); err != nil {
+		_ = s.server.Close()
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return errForcedShutdown
+		}
+		return err
+	}
+	return nil
+}

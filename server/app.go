@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/models"
+)
+
+// The process roles.
+const (
+	roleAPI    = "api"
+	roleWorker = "worker"
+	roleClock  = "clock"
+)
+
+// errForcedShutdown reports that SHUTDOWN_TIMEOUT ran out before every
+// role had stopped.
+var errForcedShutdown = errors.New("shutdown timed out")
+
+// app holds the process's shared dependencies. It is the composition root:
+// every store, service and action is built from it.
+type app struct {
+	cfg      *config
+	log      *slog.Logger
+	db       *sqlx.DB
+	redis    *redis.Pool
+	catalog  *errorcodes.Catalog
+	tokens   *auth.Tokens
+	hasher   *auth.Hasher
+	metrics  *metrics
+	draining atomic.Bool
+	now      func() time.Time
+	users    *accounts.Service
+	admins   *accounts.Service
+}
+
+// openApp connects to PostgreSQL (creating the database if it is missing),
+// applies migrations under an advisory lock, and builds the shared parts.
+// Redis is dialled lazily: a Redis outage at start only makes /ready fail.
+func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
+	if cfg.generatedSecret {
+		log.Warn("ACCESS_TOKEN_SECRET is not set: using a random secret for this process; its tokens die with it")
+	}
+	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
+	if err != nil {
+		return nil, fmt.Errorf("LOCALES: %w", err)
+	}
+	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ACCESS_TOKEN_SECRET: %w", err)
+	}
+	if err := models.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	db, err := models.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if err := models.Migrate(ctx, db.DB); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return &app{
+		cfg:     cfg,
+		log:     log,
+		db:      db,
+		redis:   newRedisPool(cfg.RedisURL),
+		catalog: catalog,
+		tokens:  tokens,
+		hasher:  auth.NewHasher(cfg.Hashing),
+		metrics: newMetrics(),
+		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+	}, nil
+}
+
+func (a *app) close() {
+	if err := a.redis.Close(); err != nil {
+		a.log.Warn("closing redis pool", "error", err)
+	}
+	if err := a.db.Close(); err != nil {
+		a.log.Warn("closing database pool", "error", err)
+	}
+}
+
+func newRedisPool(url string) *redis.Pool {
+	return &redis.Pool{
+		MaxIdle:     32,
+		IdleTimeout: 4 * time.Minute,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialURLContext(ctx, url,
+				redis.DialConnectTimeout(2*time.Second),
+				redis.DialReadTimeout(5*time.Second),
+				redis.DialWriteTimeout(5*time.Second))
+		},
+		TestOnBorrow: func(c redis.Conn, idleSince time.Time) error {
+			if time.Since(idleSince) < time.Minute {
+				return nil
+			}
+			_, err := c.Do("PING")
+			return err
+		},
+	}
+}
+
+// pingRedis checks that Redis answers within ctx.
+func pingRedis(ctx context.Context, pool *redis.Pool) error {
+	conn, err := pool.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = redis.DoContext(conn, ctx, "PING")
+	return err
+}
+
+// role is a long-running part of the process. run serves until ctx ends,
+// then stops within the shutdown budget of stopCtx.
+type role interface {
+	run(ctx, stopCtx context.Context) error
+}
+
+// runRoles runs the named roles until ctx ends or one fails, then stops
+// them all within SHUTDOWN_TIMEOUT.
+func (a *app) runRoles(ctx context.Context, names []string, listening func(net.Addr)) error {
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	stopCtx, cancelStop := context.WithCancel(context.Background())
+	defer cancelStop()
+	go func() {
+		<-runCtx.Done()
+		a.draining.Store(true)
+		t := time.AfterFunc(a.cfg.ShutdownTimeout, cancelStop)
+		<-stopCtx.Done()
+		t.Stop()
+	}()
+	roles := make([]role, 0, len(names))
+	for _, name := range names {
+		r, err := a.buildRole(name, listening)
+		if err != nil {
+			return err
+		}
+		roles = append(roles, r)
+	}
+	errs := make([]error, len(roles))
+	var wg sync.WaitGroup
+	for i, r := range roles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = r.run(runCtx, stopCtx); errs[i] != nil {
+				cancelRun()
+			}
+		}()
+	}
+	wg.Wait()
+	if stopCtx.Err() != nil && ctx.Err() != nil {
+		return errForcedShutdown
+	}
+	return errors.Join(errs...)
+}
+
+func (a *app) buildRole(name string, listening func(net.Addr)) (role, error) {
+	switch name {
+	case roleAPI:
+		return a.newAPI(listening)
+	case roleWorker:
+		return a.newWorker()
+	case roleClock:
+		return a.newClock()
+	}
+	return nil, fmt.Errorf("unknown role %q", name)
+}

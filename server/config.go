@@ -1,0 +1,293 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/actionkit/actionkit/auth"
+)
+
+// config is the server's configuration, read from the environment.
+type config struct {
+	Env                 string
+	Port                int
+	DatabaseURL         string
+	RedisURL            string
+	AccessTokenSecret   []byte
+	RefreshTokenSecret  string
+	AccessTokenTTL      time.Duration
+	RefreshTokenTTL     time.Duration
+	TokenIssuer         string
+	APIVersion          string
+	JobsNamespace       string
+	RateLimitMax        int
+	RateLimitWindow     time.Duration
+	AuthRateLimitMax    int
+	AuthRateLimitWindow time.Duration
+	TrustProxy          bool
+	CORSOrigins         []string
+	Locales             []string
+	ShutdownTimeout     time.Duration
+	ShutdownDrain       time.Duration
+	LogLevel            slog.Level
+	DBMaxConns          int
+	WorkerConcurrency   int
+	Hashing             auth.HasherConfig
+	// generatedSecret records that AccessTokenSecret was generated for this
+	// process, so that start-up can warn about it.
+	generatedSecret bool
+}
+
+func (c *config) production() bool { return c.Env == "production" }
+
+// loadConfig reads the configuration through getenv and reports every
+// invalid value at once.
+func loadConfig(getenv func(string) string) (*config, error) {
+	p := &envParser{getenv: getenv}
+	c := &config{
+		Env:                 p.oneOf("APP_ENV", "development", "development", "test", "production"),
+		Port:                p.integer("PORT", 8000, 0, 65535),
+		DatabaseURL:         p.url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/actionkit?sslmode=disable", "postgres", "postgresql"),
+		RedisURL:            p.url("REDIS_URL", "redis://127.0.0.1:6379/0", "redis", "rediss"),
+		RefreshTokenSecret:  getenv("REFRESH_TOKEN_SECRET"),
+		AccessTokenTTL:      p.duration("ACCESS_TOKEN_EXPIRES_IN", 15*time.Minute),
+		RefreshTokenTTL:     p.duration("REFRESH_TOKEN_EXPIRES_IN", 60*24*time.Hour),
+		TokenIssuer:         p.str("TOKEN_ISSUER", "actionkit"),
+		APIVersion:          p.match("API_VERSION", "v1", `^v[1-9][0-9]*$`),
+		JobsNamespace:       p.match("JOBS_NAMESPACE", "actionkit", `^[A-Za-z0-9_.-]{1,64}$`),
+		RateLimitMax:        p.integer("RATE_LIMIT_MAX", 300, 0, 1<<30),
+		RateLimitWindow:     p.duration("RATE_LIMIT_WINDOW", 5*time.Minute),
+		AuthRateLimitMax:    p.integer("AUTH_RATE_LIMIT_MAX", 10, 0, 1<<30),
+		AuthRateLimitWindow: p.duration("AUTH_RATE_LIMIT_WINDOW", 15*time.Minute),
+		TrustProxy:          p.boolean("TRUST_PROXY", false),
+		CORSOrigins:         p.origins("CORS_ORIGINS"),
+		Locales:             p.list("LOCALES", "en,es,zh-TW"),
+		ShutdownTimeout:     p.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
+		LogLevel:            p.level("LOG_LEVEL", slog.LevelInfo),
+		DBMaxConns:          p.integer("DB_MAX_CONNS", 8, 1, 1000),
+		WorkerConcurrency:   p.integer("WORKER_CONCURRENCY", 4, 1, 1000),
+	}
+	c.Hashing = auth.HasherConfig{
+		MemoryKiB:   uint32(p.integer("PASSWORD_HASH_MEMORY_KIB", auth.DefaultMemoryKiB, 1024, 1<<20)),
+		Time:        uint32(p.integer("PASSWORD_HASH_ITERATIONS", auth.DefaultTime, 1, 64)),
+		Threads:     auth.DefaultThreads,
+		Concurrency: p.integer("PASSWORD_HASH_CONCURRENCY", runtime.NumCPU(), 1, 1024),
+	}
+	if c.production() && (c.Hashing.MemoryKiB < auth.DefaultMemoryKiB || c.Hashing.Time < auth.DefaultTime) {
+		p.fail("PASSWORD_HASH_MEMORY_KIB/PASSWORD_HASH_ITERATIONS", "may not go below OWASP's baseline (19456 KiB, 2 iterations) in production")
+	}
+	drain := time.Duration(0)
+	if c.Env == "production" {
+		drain = 5 * time.Second
+	}
+	c.ShutdownDrain = p.durationOrZero("SHUTDOWN_DRAIN", drain)
+	c.AccessTokenSecret = p.secret("ACCESS_TOKEN_SECRET", c.production(), &c.generatedSecret)
+	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
+		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
+	}
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	return c, nil
+}
+
+// envParser reads variables, collecting one error per invalid value.
+type envParser struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (p *envParser) fail(name, why string) {
+	p.errs = append(p.errs, fmt.Errorf("%s %s", name, why))
+}
+
+func (p *envParser) raw(name string) (string, bool) {
+	v := strings.TrimSpace(p.getenv(name))
+	return v, v != ""
+}
+
+func (p *envParser) str(name, def string) string {
+	if v, ok := p.raw(name); ok {
+		return v
+	}
+	return def
+}
+
+func (p *envParser) oneOf(name, def string, allowed ...string) string {
+	v := p.str(name, def)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	p.fail(name, fmt.Sprintf("is %q; want one of %s", v, strings.Join(allowed, ", ")))
+	return def
+}
+
+func (p *envParser) match(name, def, pattern string) string {
+	v := p.str(name, def)
+	if !regexp.MustCompile(pattern).MatchString(v) {
+		p.fail(name, fmt.Sprintf("is %q; want a value matching %s", v, pattern))
+	}
+	return v
+}
+
+func (p *envParser) integer(name string, def, lo, hi int) int {
+	v, ok := p.raw(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		p.fail(name, fmt.Sprintf("is %q; want an integer from %d to %d", v, lo, hi))
+		return def
+	}
+	return n
+}
+
+func (p *envParser) boolean(name string, def bool) bool {
+	v, ok := p.raw(name)
+	if !ok {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(name, fmt.Sprintf("is %q; want true or false", v))
+		return def
+	}
+	return b
+}
+
+func (p *envParser) duration(name string, def time.Duration) time.Duration {
+	d := p.durationOrZero(name, def)
+	if d <= 0 {
+		p.fail(name, "must be a positive duration")
+		return def
+	}
+	return d
+}
+
+func (p *envParser) durationOrZero(name string, def time.Duration) time.Duration {
+	v, ok := p.raw(name)
+	if !ok {
+		return def
+	}
+	d, err := parseDuration(v)
+	if err != nil || d < 0 {
+		p.fail(name, fmt.Sprintf("is %q; want a duration such as 90s, 15m, 12h, 60d or 2w", v))
+		return def
+	}
+	return d
+}
+
+var daysRe = regexp.MustCompile(`^([0-9]+)([dw])$`)
+
+// parseDuration accepts Go durations and whole days or weeks ("60d", "2w").
+func parseDuration(s string) (time.Duration, error) {
+	if m := daysRe.FindStringSubmatch(s); m != nil {
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil || n > 100000 {
+			return 0, fmt.Errorf("duration %q is too long", s)
+		}
+		unit := 24 * time.Hour
+		if m[2] == "w" {
+			unit *= 7
+		}
+		return time.Duration(n) * unit, nil
+	}
+	return time.ParseDuration(s)
+}
+
+func (p *envParser) url(name, def string, schemes ...string) string {
+	v := p.str(name, def)
+	u, err := url.Parse(v)
+	if err != nil || u.Host == "" {
+		p.fail(name, "is not a URL with a host")
+		return v
+	}
+	for _, s := range schemes {
+		if u.Scheme == s {
+			return v
+		}
+	}
+	p.fail(name, fmt.Sprintf("has scheme %q; want %s", u.Scheme, strings.Join(schemes, " or ")))
+	return v
+}
+
+func (p *envParser) list(name, def string) []string {
+	var out []string
+	for _, s := range strings.Split(p.str(name, def), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		p.fail(name, "lists nothing")
+	}
+	return out
+}
+
+func (p *envParser) origins(name string) []string {
+	v, ok := p.raw(name)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		u, err := url.Parse(o)
+		if o == "" {
+			continue
+		}
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			p.fail(name, fmt.Sprintf("has %q; want origins such as https://app.example.com (no wildcard)", o))
+			continue
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	return out
+}
+
+func (p *envParser) level(name string, def slog.Level) slog.Level {
+	v, ok := p.raw(name)
+	if !ok {
+		return def
+	}
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		p.fail(name, fmt.Sprintf("is %q; want debug, info, warn or error", v))
+		return def
+	}
+	return l
+}
+
+// secret reads a signing secret. In production it must be given and be at
+// least 32 bytes with some variety; elsewhere a missing one is generated
+// for this process (tokens then die with it), which start-up warns about.
+func (p *envParser) secret(name string, production bool, generated *bool) []byte {
+	v := p.getenv(name)
+	if v == "" && !production {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			p.fail(name, "could not be generated: "+err.Error())
+		}
+		*generated = true
+		return b
+	}
+	distinct := map[rune]bool{}
+	for _, r := range v {
+		distinct[r] = true
+	}
+	if len(v) < 32 || len(distinct) < 8 {
+		p.fail(name, "must be a random value of at least 32 bytes (e.g. openssl rand -hex 32)")
+	}
+	return []byte(v)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfigDefaults(t *testing.T) {
+	c, err := loadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Port != 8000 || c.AccessTokenTTL != 15*time.Minute || c.RefreshTokenTTL != 60*24*time.Hour ||
+		c.TokenIssuer != "actionkit" || c.JobsNamespace != "actionkit" || c.RateLimitMax != 300 ||
+		c.RateLimitWindow != 5*time.Minute || c.AuthRateLimitMax != 10 || c.AuthRateLimitWindow != 15*time.Minute ||
+		c.ShutdownTimeout != 30*time.Second || c.Env != "development" || c.TrustProxy || len(c.CORSOrigins) != 0 {
+		t.Errorf("defaults: %+v", c)
+	}
+	if strings.Join(c.Locales, ",") != "en,es,zh-TW" {
+		t.Errorf("locales = %v", c.Locales)
+	}
+	if !c.generatedSecret || len(c.AccessTokenSecret) != 32 {
+		t.Errorf("development generates a 32-byte secret: %v %d", c.generatedSecret, len(c.AccessTokenSecret))
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "15m": 15 * time.Minute, "1h30m": 90 * time.Minute} {
+		if got, err := parseDuration(in); err != nil || got != want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "d", "1.5d", "-3d", "ten", "99999999d"} {
+		if _, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"every bad value at once", map[string]string{"PORT": "70000", "APP_ENV": "staging", "ACCESS_TOKEN_EXPIRES_IN": "soon", "TRUST_PROXY": "maybe"},
+			[]string{"PORT", "APP_ENV", "ACCESS_TOKEN_EXPIRES_IN", "TRUST_PROXY"}},
+		{"production needs a real secret", map[string]string{"APP_ENV": "production"}, []string{"ACCESS_TOKEN_SECRET"}},
+		{"production refuses a weak secret", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": strings.Repeat("a", 40)}, []string{"ACCESS_TOKEN_SECRET"}},
+		{"production refuses cheap hashing", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "PASSWORD_HASH_MEMORY_KIB": "1024"}, []string{"PASSWORD_HASH_MEMORY_KIB"}},
+		{"wildcard origin", map[string]string{"CORS_ORIGINS": "*"}, []string{"CORS_ORIGINS"}},
+		{"origin with a path", map[string]string{"CORS_ORIGINS": "https://a.example/app"}, []string{"CORS_ORIGINS"}},
+		{"database url scheme", map[string]string{"DATABASE_URL": "mysql://x/y"}, []string{"DATABASE_URL"}},
+		{"zero window", map[string]string{"RATE_LIMIT_WINDOW": "0s"}, []string{"RATE_LIMIT_WINDOW"}},
+		{"namespace with a colon", map[string]string{"JOBS_NAMESPACE": "a:b"}, []string{"JOBS_NAMESPACE"}},
+		{"api version", map[string]string{"API_VERSION": "1"}, []string{"API_VERSION"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadConfig(func(k string) string { return tc.env[k] })
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %s", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), strings.Repeat("a", 40)) {
+				t.Errorf("the error repeats the secret")
+			}
+		})
+	}
+	c, err := loadConfig(func(k string) string {
+		return map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "CORS_ORIGINS": "https://a.example, http://localhost:3000"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.production() || c.ShutdownDrain != 5*time.Second || strings.Join(c.CORSOrigins, " ") != "https://a.example http://localhost:3000" {
+		t.Errorf("production config: %+v", c)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{[]string{"help"}, nil, 0, "usage: server"},
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"api", "extra"}, nil, 2, "takes no arguments"},
+		{[]string{"api"}, map[string]string{"PORT": "x"}, 2, "PORT"},
+		{[]string{"admin"}, nil, 2, "usage: server admin create"},
+		{[]string{"admin", "create", "--email", "nope", "--password", "Valid-Password-1"}, nil, 2, "--email"},
+		{[]string{"admin", "create", "--email", "a@example.com", "--password", "short"}, nil, 2, "--password"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			code := run(context.Background(), &environment{args: tc.args, getenv: func(k string) string { return tc.env[k] }, stdout: &out, stderr: &out})
+			if code != tc.code || !strings.Contains(out.String(), tc.want) {
+				t.Errorf("exit %d, output %q; want %d and %q", code, out.String(), tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/actionkit/actionkit/framework"
+)
+
+// metrics are the Prometheus metrics served on /metrics. The registry is
+// the process's own, never the global default.
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	refresh  *prometheus.CounterVec
+	thefts   *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_http_requests_total",
+			Help: "HTTP requests by action (or route) and status.",
+		}, []string{"action", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "actionkit_http_request_duration_seconds",
+			Help:    "HTTP request latency by action (or route).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"action"}),
+		refresh: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_refresh_total",
+			Help: "Refresh-token presentations by owner type and outcome.",
+		}, []string{"owner", "outcome"}),
+		thefts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_refresh_theft_detected_total",
+			Help: "Replays of rotated refresh tokens, each revoking every session of the owner.",
+		}, []string{"owner"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one finished request. Unmatched paths share one label so
+// that scanners cannot grow the label set.
+func (m *metrics) observe(o framework.Observation) {
+	label := o.Action
+	if label == "" {
+		label = o.Route
+	}
+	if label == "" {
+		label = "unmatched"
+	}
+	m.requests.WithLabelValues(label, strconv.Itoa(o.Status)).Inc()
+	m.duration.WithLabelValues(label).Observe(o.Duration.Seconds())
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+)
+
+// environment is what the program receives from its process, so that tests
+// run the real thing with their own arguments, variables and outputs.
+type environment struct {
+	args   []string
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+	// listening, when set, is called with the API's address once it accepts
+	// connections (tests start the server on port 0).
+	listening func(net.Addr)
+}
+
+const usage = `usage: server [command]
+
+commands:
+  all (default)   the API with socket.io, the job worker and the clock
+  api             the HTTP API with socket.io only
+  worker          the background job worker only
+  clock           the clock that enqueues periodic jobs only
+  migrate         apply pending database migrations and exit
+  admin create --email E --password P
+                  create an admin account
+  help            show this text
+
+Every role applies pending migrations at start. Configuration comes from
+the environment; see the README.
+`
+
+// run is the whole program. It returns the process exit code: 0 after a
+// clean shutdown, 1 on a runtime failure, 2 on a usage or configuration
+// error.
+func run(ctx context.Context, env *environment) int {
+	cmd, rest := "all", env.args
+	if len(rest) > 0 {
+		cmd, rest = rest[0], rest[1:]
+	}
+	var roles []string
+	switch cmd {
+	case "all":
+		roles = []string{roleAPI, roleWorker, roleClock}
+	case roleAPI, roleWorker, roleClock:
+		roles = []string{cmd}
+	case "migrate", "admin":
+	case "help", "-h", "--help":
+		fmt.Fprint(env.stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(env.stderr, "unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if len(roles) > 0 && len(rest) > 0 {
+		fmt.Fprintf(env.stderr, "%s takes no arguments\n", cmd)
+		return 2
+	}
+	cfg, err := loadConfig(env.getenv)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "configuration error:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		return 2
+	}
+	log := slog.New(slog.NewJSONHandler(env.stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cmd == "admin" {
+		return runAdmin(ctx, cfg, log, rest, env)
+	}
+	a, err := openApp(ctx, cfg, log)
+	if err != nil {
+		log.Error("start-up failed", "error", err)
+		return 1
+	}
+	defer a.close()
+	if cmd == "migrate" {
+		log.Info("migrations applied")
+		return 0
+	}
+	if err := a.runRoles(ctx, roles, env.listening); err != nil {
+		if errors.Is(err, errForcedShutdown) {
+			log.Error("shutdown timed out; exiting anyway", "timeout", cfg.ShutdownTimeout.String())
+		} else {
+			log.Error("stopped on error", "error", err)
+		}
+		return 1
+	}
+	log.Info("stopped cleanly")
+	return 0
+}

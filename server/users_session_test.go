@@ -1,0 +1,222 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// refreshWith presents a refresh token in the body (as a mobile client).
+func refreshWith(c *client, method, raw string, headers ...string) *apiResponse {
+	return c.callArgs(method, "/v1/users/refresh", map[string]any{"refreshToken": raw}, headers...)
+}
+
+func TestRefreshRotates(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	bothMethods(t, func(t *testing.T, method string) {
+		t.Run("app session through the body", func(t *testing.T) {
+			u := register(t, s.client(), "app")
+			// The audience follows the session's client, not this request's X-Client.
+			r := refreshWith(s.client(), method, u.refresh, "X-Client", "web", "X-Platform", "web").want(t, 200, "")
+			next := r.str("refreshToken")
+			if len(next) != 64 || next == u.refresh || r.str("token") == "" || jwtPayload(t, r.str("token"))["aud"] != "user-app" {
+				t.Fatalf("refresh = %s", r.Raw)
+			}
+			checkUserObject(t, r.obj("user"))
+			rows := sessionsOf(t, db, u.id)
+			if len(rows) != 2 || !rows[0].Revoked || rows[0].ReplacedBy == nil || *rows[0].ReplacedBy != rows[1].ID ||
+				!rows[0].LastUsed || rows[1].Revoked || rows[1].Client != "app" || rows[1].Platform != rows[0].Platform {
+				t.Errorf("sessions after rotation = %+v", rows)
+			}
+			if line := setCookieLine(r, "jwt-user-refresh"); !strings.HasPrefix(line, "jwt-user-refresh="+next+";") {
+				t.Errorf("new cookie = %q", line)
+			}
+			refreshWith(s.client(), method, next).want(t, 200, "")
+		})
+		t.Run("web session through the cookie", func(t *testing.T) {
+			c := s.client()
+			u := register(t, c, "web")
+			r := c.callArgs(method, "/v1/users/refresh", nil).want(t, 200, "")
+			if _, present := r.Body["refreshToken"]; present || jwtPayload(t, r.str("token"))["aud"] != "user-web" {
+				t.Errorf("web refresh = %s", r.Raw)
+			}
+			c.callArgs(method, "/v1/users/refresh", nil).want(t, 200, "")
+			if rows := sessionsOf(t, db, u.id); len(rows) != 3 || rows[2].Revoked || !rows[1].Revoked {
+				t.Errorf("chain = %+v", rows)
+			}
+		})
+	})
+}
+
+func TestRefreshCookieWinsOverBody(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	web := s.client()
+	register(t, web, "web")
+	app := register(t, s.client(), "app")
+	// The cookie is read first: the app user's body token is not used.
+	r := refreshWith(web, http.MethodPost, app.refresh).want(t, 200, "")
+	if jwtPayload(t, r.str("token"))["aud"] != "user-web" {
+		t.Errorf("the body token was used over the cookie")
+	}
+	refreshWith(s.client(), http.MethodPost, app.refresh).want(t, 200, "")
+}
+
+// TestRefreshTransitions covers every row of SPEC.md's UserSession table
+// that a refresh can take.
+func TestRefreshTransitions(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	bothMethods(t, func(t *testing.T, method string) {
+		t.Run("no token", func(t *testing.T) {
+			s.client().callArgs(method, "/v1/users/refresh", nil).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+		})
+		t.Run("unknown token changes nothing", func(t *testing.T) {
+			u := register(t, s.client(), "app")
+			refreshWith(s.client(), method, strings.Repeat("ab", 32)).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			if rows := sessionsOf(t, db, u.id); len(rows) != 1 || rows[0].Revoked {
+				t.Errorf("rows = %+v", rows)
+			}
+		})
+		t.Run("expired session is revoked", func(t *testing.T) {
+			u := register(t, s.client(), "app")
+			exec(t, db, `UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, u.id)
+			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
+				t.Errorf("rows = %+v", rows)
+			}
+			if v := tokenVersionOf(t, db, u.id); v != 0 {
+				t.Errorf("token version = %d, want 0", v)
+			}
+		})
+		t.Run("revoked session stays revoked", func(t *testing.T) {
+			u := register(t, s.client(), "app")
+			exec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE user_id = $1`, u.id)
+			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			var still bool
+			if err := db.GetContext(t.Context(), &still, `SELECT revoked_at = '2020-01-01T00:00:00Z' FROM user_sessions WHERE user_id = $1`, u.id); err != nil || !still {
+				t.Errorf("revoked_at changed (%v)", err)
+			}
+			u.read(t).want(t, 200, "")
+		})
+		for _, flag := range []string{"is_active = false", "deleted_at = now()"} {
+			t.Run("owner "+flag, func(t *testing.T) {
+				u := register(t, s.client(), "app")
+				exec(t, db, `UPDATE users SET `+flag+` WHERE id = $1`, u.id)
+				refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+				if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
+					t.Errorf("rows = %+v", rows)
+				}
+			})
+		}
+		t.Run("replay of a rotated token is theft", func(t *testing.T) {
+			u := register(t, s.client(), "app")
+			other := s.client()
+			login := other.call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
+			next := refreshWith(s.client(), method, u.refresh).want(t, 200, "")
+			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			for _, row := range sessionsOf(t, db, u.id) {
+				if !row.Revoked {
+					t.Errorf("session %s survived the replay", row.ID)
+				}
+			}
+			if v := tokenVersionOf(t, db, u.id); v != 1 {
+				t.Errorf("token version = %d, want 1", v)
+			}
+			u.read(t).want(t, 401, "UNAUTHORIZED")
+			s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+next.str("token")).want(t, 401, "UNAUTHORIZED")
+			refreshWith(s.client(), method, next.str("refreshToken")).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			refreshWith(s.client(), method, login.str("refreshToken")).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+			if !strings.Contains(s.logs.String(), `"event":"refresh_token_theft"`) || !strings.Contains(s.logs.String(), u.id) {
+				t.Errorf("no security event logged for the theft")
+			}
+		})
+	})
+	t.Run("malformed tokens are unknown", func(t *testing.T) {
+		for _, body := range []string{`{"refreshToken":12345}`, `{"refreshToken":{"a":1}}`, `{"refreshToken":["x"]}`, `{"refreshToken":"short"}`,
+			`{"refreshToken":"` + strings.Repeat("AB", 32) + `"}`, `{"refreshToken":"` + strings.Repeat("z", 64) + `"}`, `{"refreshToken":null}`} {
+			s.client().call(http.MethodPost, "/v1/users/refresh", body).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+		}
+	})
+}
+
+func TestLogout(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	bothMethods(t, func(t *testing.T, method string) {
+		c := s.client()
+		u := register(t, c, "web")
+		second := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
+		stranger := register(t, s.client(), "app")
+		set := setCookieLine(u.res, "jwt-user-refresh")
+		// A stranger's token in the body is ignored: the cookie comes first,
+		// and even alone a foreign token changes nothing.
+		r := c.callArgs(method, "/v1/users/logout", map[string]any{"refreshToken": stranger.refresh}, u.auth()...).want(t, 200, "")
+		if len(r.Body) != 2 {
+			t.Errorf("logout body = %s", r.Raw)
+		}
+		cleared := setCookieLine(r, "jwt-user-refresh")
+		if !strings.HasPrefix(cleared, "jwt-user-refresh=;") ||
+			strings.Join(cookieAttributes(set, "Max-Age"), "; ") != strings.Join(cookieAttributes(cleared, "Expires"), "; ") ||
+			!strings.Contains(cleared, "Expires=Thu, 01 Jan 1970 00:00:00 GMT") || strings.Contains(cleared, "Max-Age") {
+			t.Errorf("set %q, cleared %q: want the same attributes", set, cleared)
+		}
+		rows := sessionsOf(t, db, u.id)
+		if len(rows) != 2 || !rows[0].Revoked || rows[1].Revoked {
+			t.Errorf("only the presented session ends: %+v", rows)
+		}
+		if rows := sessionsOf(t, db, stranger.id); rows[0].Revoked {
+			t.Errorf("a stranger's session was revoked")
+		}
+		s.client().callArgs(method, "/v1/users/logout", map[string]any{"refreshToken": stranger.refresh}, u.auth()...).want(t, 200, "")
+		if rows := sessionsOf(t, db, stranger.id); rows[0].Revoked {
+			t.Errorf("a foreign token in the body revoked its session")
+		}
+		s.client().callArgs(method, "/v1/users/logout", map[string]any{"refreshToken": second.str("refreshToken")}, u.auth()...).want(t, 200, "")
+		if rows := sessionsOf(t, db, u.id); !rows[1].Revoked {
+			t.Errorf("the app session was not revoked")
+		}
+		s.client().callArgs(method, "/v1/users/logout", nil, u.auth()...).want(t, 200, "")
+		s.client().callArgs(method, "/v1/users/logout", nil).want(t, 401, "UNAUTHORIZED")
+		u.read(t).want(t, 200, "")
+	})
+}
+
+func TestLogoutAll(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	bothMethods(t, func(t *testing.T, method string) {
+		c := s.client()
+		u := register(t, c, "web")
+		second := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
+		exec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE id = (SELECT id FROM user_sessions WHERE user_id = $1 ORDER BY created_at LIMIT 1)`, u.id)
+		r := c.callArgs(method, "/v1/users/logoutall", nil, u.auth()...).want(t, 200, "")
+		if cleared := setCookieLine(r, "jwt-user-refresh"); !strings.HasPrefix(cleared, "jwt-user-refresh=;") {
+			t.Errorf("cookie not cleared: %q", cleared)
+		}
+		for _, row := range sessionsOf(t, db, u.id) {
+			if !row.Revoked {
+				t.Errorf("session %s survived", row.ID)
+			}
+		}
+		var untouched bool
+		if err := db.GetContext(t.Context(), &untouched, `SELECT bool_or(revoked_at = '2020-01-01T00:00:00Z') FROM user_sessions WHERE user_id = $1`, u.id); err != nil || !untouched {
+			t.Errorf("an already-revoked session was changed (%v)", err)
+		}
+		if v := tokenVersionOf(t, db, u.id); v != 1 {
+			t.Errorf("token version = %d, want 1", v)
+		}
+		u.read(t).want(t, 401, "UNAUTHORIZED")
+		s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+second.str("token")).want(t, 401, "UNAUTHORIZED")
+		refreshWith(s.client(), method, second.str("refreshToken")).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
+		c.callArgs(method, "/v1/users/logoutall", nil).want(t, 401, "UNAUTHORIZED")
+		if !strings.Contains(s.logs.String(), `"event":"logout_all"`) {
+			t.Errorf("no security event for logout-all")
+		}
+	})
+}

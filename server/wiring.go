@@ -1,0 +1,69 @@
+package main
+
+import (
+	"github.com/google/uuid"
+	"github.com/invopop/validation"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/framework"
+)
+
+// services builds the account engine of each owner kind once per process.
+func (a *app) services() (users, admins *accounts.Service) {
+	if a.users == nil {
+		a.users = a.newAccounts(accounts.Users)
+		a.admins = a.newAccounts(accounts.Admins)
+	}
+	return a.users, a.admins
+}
+
+func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
+	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
+	s.Now = a.now
+	s.RefreshOutcome = func(outcome string) {
+		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
+		if outcome == "replay" {
+			a.metrics.thefts.WithLabelValues(string(kind.Type)).Inc()
+		}
+	}
+	s.Revoked = func(owner action.OwnerType, id uuid.UUID) { a.revoked(owner, id) }
+	return s
+}
+
+// revoked is called after an owner's token version changed; sockets
+// holding its old tokens are disconnected once socket.io is wired in.
+func (a *app) revoked(owner action.OwnerType, id uuid.UUID) {
+	a.log.Debug("token version changed", "ownerType", string(owner), "ownerId", id.String())
+}
+
+// authenticator resolves users and admins from their access tokens.
+func (a *app) authenticator() *auth.Authenticator {
+	users, admins := a.services()
+	return auth.NewAuthenticator(a.tokens, users.Owner(), admins.Owner())
+}
+
+func validationRules(a *app) map[string]validation.Rule { return v1.Rules(a.catalog) }
+
+// registerActions mounts every action of the bundled server and returns the
+// paths that take credentials, which get the stricter rate limit.
+func (a *app) registerActions(fw *framework.Framework) []string {
+	users, admins := a.services()
+	cookies := v1.Cookies{Secure: a.cfg.production(), MaxAge: a.cfg.RefreshTokenTTL}
+	register := &v1.Register{Accounts: users, Cookies: cookies}
+	framework.Register(fw, register)
+	limited := []string{register.Spec().Path}
+	for _, svc := range []*accounts.Service{users, admins} {
+		login := &v1.Login{Accounts: svc, Cookies: cookies}
+		refresh := &v1.Refresh{Accounts: svc, Cookies: cookies}
+		framework.Register(fw, login)
+		framework.Register(fw, refresh)
+		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
+		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
+		framework.Register(fw, &v1.Read{Accounts: svc})
+		limited = append(limited, login.Spec().Path, refresh.Spec().Path)
+	}
+	return limited
+}
