@@ -49,7 +49,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		Mods:          v1.Mods(a.catalog),
 		CORSOrigins:   cfg.CORSOrigins,
 		TrustProxy:    cfg.TrustProxy,
-		Middleware:    []func(http.Handler) http.Handler{pr.guard, limits.middleware},
+		Middleware:    []func(http.Handler) http.Handler{a.metrics.track, pr.guard, limits.middleware},
 		Observe:       a.metrics.observe,
 		AccessLog:     true,
 		Stacks:        !cfg.production(),

@@ -80,6 +80,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		Time:        uint32(p.integer("PASSWORD_HASH_ITERATIONS", auth.DefaultTime, 1, 64)),
 		Threads:     auth.DefaultThreads,
 		Concurrency: p.integer("PASSWORD_HASH_CONCURRENCY", runtime.NumCPU(), 1, 1024),
+		MaxWait:     p.duration("PASSWORD_HASH_MAX_WAIT", auth.DefaultMaxWait),
 	}
 	if c.production() && (c.Hashing.MemoryKiB < auth.DefaultMemoryKiB || c.Hashing.Time < auth.DefaultTime) {
 		p.fail("PASSWORD_HASH_MEMORY_KIB/PASSWORD_HASH_ITERATIONS", "may not go below OWASP's baseline (19456 KiB, 2 iterations) in production")

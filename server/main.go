@@ -9,6 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// Time zone names are checked against an embedded database, so
+	// registration works the same on a machine without tzdata.
+	_ "time/tzdata"
 )
 
 func main() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 	refresh  *prometheus.CounterVec
 	thefts   *prometheus.CounterVec
+	inflight prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -39,10 +41,27 @@ func newMetrics() *metrics {
 			Name: "actionkit_refresh_theft_detected_total",
 			Help: "Replays of rotated refresh tokens, each revoking every session of the owner.",
 		}, []string{"owner"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "actionkit_http_requests_in_flight",
+			Help: "HTTP requests being served, scrapes of /metrics excluded.",
+		}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts,
+	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts, m.inflight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// track counts the requests in flight.
+func (m *metrics) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		m.inflight.Inc()
+		defer m.inflight.Dec()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // observe records one finished request. Unmatched paths share one label so

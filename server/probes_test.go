@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -100,7 +101,7 @@ func TestShutdownDrains(t *testing.T) {
 		res.Body.Close()
 		inflight <- res
 	}()
-	body.waitStarted(t)
+	s.waitInFlight(t, 1)
 	s.cancel()
 	waitFor(t, 2*time.Second, "draining probes", func() bool {
 		return c.call(http.MethodGet, "/health", nil).Status == 503
@@ -131,13 +132,12 @@ func TestShutdownDrains(t *testing.T) {
 // gatedBody is a request body whose end is held back until released.
 type gatedBody struct {
 	data    []byte
-	started chan struct{}
 	release chan struct{}
 	sent    bool
 }
 
 func newGatedBody(s string) (*gatedBody, func()) {
-	b := &gatedBody{data: []byte(s), started: make(chan struct{}), release: make(chan struct{})}
+	b := &gatedBody{data: []byte(s), release: make(chan struct{})}
 	return b, func() { close(b.release) }
 }
 
@@ -146,7 +146,6 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 		b.sent = true
 		n := copy(p, b.data[:1])
 		b.data = b.data[1:]
-		close(b.started)
 		return n, nil
 	}
 	<-b.release
@@ -158,10 +157,45 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *gatedBody) waitStarted(t testing.TB) {
+// waitInFlight waits until the server reports n requests in flight.
+func (s *testServer) waitInFlight(t testing.TB, n int) {
+	t.Helper()
+	want := fmt.Sprintf("actionkit_http_requests_in_flight %d\n", n)
+	c := s.client()
+	waitFor(t, 10*time.Second, "request in flight", func() bool {
+		return strings.Contains(c.call(http.MethodGet, "/metrics", nil).Raw, want)
+	})
+}
+
+// TestShutdownTimeoutForcesExit: a request that never finishes cannot hold
+// the process past SHUTDOWN_TIMEOUT; it then exits 1.
+func TestShutdownTimeoutForcesExit(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, "SHUTDOWN_TIMEOUT=1s"), "api")
+	body, unblock := newGatedBody(`{"email":"x@example.com","password":"y"}`)
+	defer unblock()
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/users/login", body)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	s.waitInFlight(t, 1)
+	start := time.Now()
+	s.cancel()
+	s.stopped = true
 	select {
-	case <-b.started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("request body never started")
+	case code := <-s.exit:
+		if code != 1 {
+			t.Errorf("exit code %d, want 1:\n%s", code, s.logs.String())
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("took %s to give up", took)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not give up after SHUTDOWN_TIMEOUT")
+	}
+	if !strings.Contains(s.logs.String(), "shutdown timed out") {
+		t.Errorf("no forced-exit log")
 	}
 }
