@@ -173,8 +173,8 @@ func TestEnsureTemplate(t *testing.T) {
 	}
 	defer db.Close()
 	var version int
-	if err := db.GetContext(ctx, &version, `SELECT version FROM schema_migrations`); err != nil || version != 1 {
-		t.Errorf("clone of the rebuilt template: got version %d (%v), want 1", version, err)
+	if err := db.GetContext(ctx, &version, `SELECT version FROM schema_migrations WHERE NOT dirty`); err != nil || version < 1 {
+		t.Errorf("clone of the rebuilt template: got version %d (%v), want a clean migrated schema", version, err)
 	}
 }
 

@@ -1,0 +1,188 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/actionkit/actionkit/internal/sockettest"
+	"github.com/google/uuid"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// TestEmitReachesOtherInstances runs two servers with the Redis adapter: an
+// emit on B, and one from a RedisEmitter with no server, reach a client of
+// A, over both transports.
+func TestEmitReachesOtherInstances(t *testing.T) {
+	t.Parallel()
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			_, tsA := f.server(nil)
+			b, _ := f.server(nil)
+			worker := NewRedisEmitter(f.rc, f.key)
+			_, tok := f.user()
+			c := f.connect(tsA.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
+			ackOf(t, c, "join", RoomFeed)
+
+			for name, e := range map[string]Emitter{"server B": b, "RedisEmitter": worker} {
+				want := PostPublishedPayload{
+					PostID:      uuid.Must(uuid.NewV7()),
+					Title:       "from " + name,
+					PublishedAt: time.Date(2025, 3, 1, 12, 0, 0, 123e6, time.UTC),
+				}
+				if err := e.Emit(wait(t), RoomFeed, PostPublished, want); err != nil {
+					t.Fatalf("%s: Emit: %v", name, err)
+				}
+				raw := waitEvent(t, c, PostPublished)
+				var got map[string]any
+				if err := json.Unmarshal(raw, &got); err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 3 || got["postId"] != want.PostID.String() || got["title"] != want.Title ||
+					got["publishedAt"] != "2025-03-01T12:00:00.123Z" {
+					t.Errorf("%s: payload: got %s, want postId, title and publishedAt of %+v", name, raw, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDisconnectUserEverywhere disconnects a user's sockets on server A
+// through server B and through a RedisEmitter; another user's socket stays,
+// and leaving the USER room does not escape.
+func TestDisconnectUserEverywhere(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, tsA := f.server(nil)
+	b, _ := f.server(nil)
+	worker := NewRedisEmitter(f.rc, f.key)
+	id, tok := f.user()
+	_, otherTok := f.user()
+	other := f.connect(tsA.URL, otherTok, sockettest.Options{})
+
+	for name, e := range map[string]Emitter{"server B": b, "RedisEmitter": worker} {
+		ws := f.connect(tsA.URL, tok, sockettest.Options{Ack: true})
+		polling := f.connect(tsA.URL, tok, sockettest.Options{Transports: []string{"polling"}})
+		ws.Leave(UserRoom(id)) // allowed, but no way out of revocation
+		if ok, _ := ackOf(t, ws, "leave", UserRoom(id)); !ok {
+			t.Fatalf("%s: leave own USER room: got FORBIDDEN", name)
+		}
+		if err := e.DisconnectUser(wait(t), "admin", id); err != nil {
+			t.Fatalf("%s: DisconnectUser(admin): %v", name, err)
+		}
+		if err := e.DisconnectUser(wait(t), UserOwner, id); err != nil {
+			t.Fatalf("%s: DisconnectUser: %v", name, err)
+		}
+		for _, c := range []*sockettest.Client{ws, polling} {
+			if _, err := c.WaitFor(wait(t), "disconnect", nil); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	if err := a.Emit(wait(t), UserRoom(f.idOf(otherTok)), TestSocketEventOne, "alive"); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, other, TestSocketEventOne) // still connected after both revocations
+}
+
+// idOf returns the subject of a token issued by the fixture.
+func (f *fixture) idOf(tok string) uuid.UUID {
+	f.t.Helper()
+	c, err := f.tokens.Parse("user", tok)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c.Subject
+}
+
+// TestEmitRedisDown checks that Emit and DisconnectUser fail, and quickly,
+// when Redis refuses connections or accepts them and never answers.
+func TestEmitRedisDown(t *testing.T) {
+	t.Parallel()
+	refused := closedPort(t)
+	silent := silentServer(t)
+	for _, tc := range []struct {
+		name, addr string
+		bound      time.Duration
+	}{
+		{"connection refused", refused, 2 * time.Second},
+		{"no answer", silent, 2 * time.Second}, // the emitter's Timeout below, plus slack
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Short read timeouts: NewServer waits for the adapter's two
+			// subscriptions to be answered (or to time out) on a hung Redis.
+			rc := goredis.NewClient(&goredis.Options{Addr: tc.addr, ReadTimeout: 200 * time.Millisecond})
+			t.Cleanup(func() { _ = rc.Close() })
+			e := NewRedisEmitter(rc, "down")
+			e.Timeout = 500 * time.Millisecond
+			s, err := NewServer(ServerConfig{Redis: rc, Key: "down", Verify: newFixture(t).verify})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.emitter.Timeout = e.Timeout
+			defer func() {
+				start := time.Now()
+				s.Close()
+				if took := time.Since(start); took > tc.bound {
+					t.Errorf("Close took %v, want at most %v", took, tc.bound)
+				}
+			}()
+			for name, call := range map[string]func(context.Context) error{
+				"RedisEmitter.Emit":     func(ctx context.Context) error { return e.Emit(ctx, RoomFeed, PostPublished, 1) },
+				"Server.Emit":           func(ctx context.Context) error { return s.Emit(ctx, RoomFeed, PostPublished, 1) },
+				"Server.DisconnectUser": func(ctx context.Context) error { return s.DisconnectUser(ctx, UserOwner, uuid.Nil) },
+			} {
+				start := time.Now()
+				err := call(context.Background())
+				if took := time.Since(start); err == nil || took > tc.bound {
+					t.Errorf("%s: got error %v after %v, want an error within %v", name, err, took, tc.bound)
+				}
+			}
+		})
+	}
+}
+
+// closedPort returns a local address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// silentServer returns the address of a local server that accepts
+// connections and never answers, as a hung Redis would.
+func silentServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var conns []net.Conn
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}

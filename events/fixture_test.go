@@ -1,0 +1,178 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/internal/redistest"
+	"github.com/actionkit/actionkit/internal/sockettest"
+	"github.com/google/uuid"
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// waitLimit bounds every wait for something that should happen.
+const waitLimit = 10 * time.Second
+
+// quiet is the window in which an event that should not arrive would have
+// (a local delivery takes a few milliseconds).
+const quiet = 500 * time.Millisecond
+
+// fixture is one test's world: real token verification over an in-memory
+// user table, and a Redis client with a channel key of the test's own.
+type fixture struct {
+	t      *testing.T
+	tokens *auth.Tokens
+	verify func(context.Context, string) (*action.Caller, error)
+	rc     *goredis.Client
+	key    string
+
+	mu       sync.Mutex
+	versions map[uuid.UUID]int64 // user id -> token version
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	url, prefix, _ := redistest.New(t)
+	opts, err := goredis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := goredis.NewClient(opts)
+	t.Cleanup(func() { _ = rc.Close() })
+	tokens, err := auth.NewTokens([]byte("a socket test secret of at least 32 bytes"), "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, tokens: tokens, rc: rc, key: prefix + "socket.io", versions: map[uuid.UUID]int64{}}
+	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: f.load})
+	f.verify = func(ctx context.Context, tok string) (*action.Caller, error) {
+		return authn.Verify(ctx, "user", tok)
+	}
+	return f
+}
+
+func (f *fixture) load(_ context.Context, id uuid.UUID) (auth.Principal, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.versions[id]
+	if !ok {
+		return auth.Principal{}, auth.ErrUnknownOwner
+	}
+	return auth.Principal{TokenVersion: v, Locale: "en"}, nil
+}
+
+// user creates a user and returns its id and a valid access token.
+func (f *fixture) user() (uuid.UUID, string) {
+	f.t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	f.mu.Lock()
+	f.versions[id] = 1
+	f.mu.Unlock()
+	return id, f.token("user", id, 1)
+}
+
+func (f *fixture) token(owner action.OwnerType, id uuid.UUID, version int64) string {
+	f.t.Helper()
+	tok, _, err := f.tokens.Issue(owner, id, version, action.App)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return tok
+}
+
+// server starts a socket server with the Redis adapter (or without it when
+// cfg.Redis is set to nil by mod) on an httptest server, and returns both.
+func (f *fixture) server(mod func(*ServerConfig)) (*Server, *httptest.Server) {
+	f.t.Helper()
+	cfg := ServerConfig{Redis: f.rc, Key: f.key, Verify: f.verify}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := NewServer(cfg)
+	if err != nil {
+		f.t.Fatalf("NewServer: %v", err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	f.t.Cleanup(ts.Close) // after s.Close, which ends the long-polling requests
+	f.t.Cleanup(s.Close)
+	return s, ts
+}
+
+// connect starts a client and waits until it is connected.
+func (f *fixture) connect(url, token string, opts sockettest.Options) *sockettest.Client {
+	f.t.Helper()
+	c := sockettest.Start(f.t, url, token, opts)
+	if m, err := c.WaitFor(wait(f.t), "connect", nil); err != nil {
+		f.t.Fatalf("connect: %v", err)
+	} else if want := strings.Join(opts.Transports, ""); want != "" && m.Transport != want {
+		f.t.Fatalf("transport: got %q, want %q", m.Transport, want)
+	}
+	return c
+}
+
+// wait returns a context bounded by waitLimit.
+func wait(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually polls cond until it holds, for server state that nothing
+// announces (such as a socket removed after its connection closed).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", waitLimit, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ackOf waits for the acknowledgement of the next join or leave of room.
+func ackOf(t *testing.T, c *sockettest.Client, cmd, room string) (ok bool, code string) {
+	t.Helper()
+	m, err := c.WaitFor(wait(t), "ack", func(m sockettest.Message) bool { return m.Cmd == cmd && m.Room == room })
+	if err != nil {
+		t.Fatalf("%s %q: %v", cmd, room, err)
+	}
+	return decodeAck(t, m)
+}
+
+func decodeAck(t *testing.T, m sockettest.Message) (ok bool, code string) {
+	t.Helper()
+	var a struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(m.Ack, &a); err != nil {
+		t.Fatalf("ack %s: %v", m.Line, err)
+	}
+	return a.OK, a.Error
+}
+
+// waitEvent waits for event and returns its payload.
+func waitEvent(t *testing.T, c *sockettest.Client, event string) json.RawMessage {
+	t.Helper()
+	m, err := c.WaitFor(wait(t), "event", func(m sockettest.Message) bool { return m.Event == event })
+	if err != nil {
+		t.Fatalf("event %s: %v", event, err)
+	}
+	return m.Payload
+}
+
+var transports = []struct {
+	name string
+	list []string
+}{
+	{"websocket", []string{"websocket"}},
+	{"polling", []string{"polling"}},
+}

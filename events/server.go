@@ -1,0 +1,212 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/google/uuid"
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/zishang520/engine.io/v2/types"
+	"github.com/zishang520/socket.io-go-redis/adapter"
+	redistypes "github.com/zishang520/socket.io-go-redis/types"
+	"github.com/zishang520/socket.io/v2/socket"
+)
+
+// Path is where the Handler serves socket.io, for polling and websocket.
+const Path = "/socket.io/"
+
+// MaxMessageBytes bounds one websocket message and one polling request body
+// (engine.io's maxHttpBufferSize); a bigger one closes the connection.
+const MaxMessageBytes = 16 << 10
+
+const (
+	// verifyTimeout bounds the verification of a handshake token.
+	verifyTimeout = 5 * time.Second
+	// redisRetryPause paces the adapter's subscription loops while Redis is
+	// unreachable (see onRedisError).
+	redisRetryPause = 500 * time.Millisecond
+	// redisErrorLogEvery limits the log of adapter errors to one per period.
+	redisErrorLogEvery = 10 * time.Second
+)
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	// Redis, when not nil, connects this server to the others through the
+	// socket.io Redis adapter, so that Emit and DisconnectUser reach every
+	// instance and a RedisEmitter reaches this one. Nil means a single
+	// process. The server subscribes on a client of its own with the same
+	// options, closed by Close.
+	Redis *goredis.Client
+	// Key prefixes the adapter's Redis channels; emitters must use the same
+	// (for example "<JOBS_NAMESPACE>#socket.io"). Empty means DefaultKey. It
+	// may not contain the glob characters * ? [ ] \ (it is subscribed to as a
+	// pattern).
+	Key string
+	// Verify resolves a user access token to its caller; a nil caller means
+	// the token is not valid, an error that it could not be checked. Required.
+	Verify func(ctx context.Context, token string) (*action.Caller, error)
+	// AllowTestRooms lets sockets join rooms starting with RoomTest. False in
+	// production.
+	AllowTestRooms bool
+	// CORSOrigins are the browser origins allowed to connect (with
+	// credentials). Empty allows no cross-origin browser; non-browser
+	// clients are unaffected.
+	CORSOrigins []string
+	// Logger receives connection failures and adapter errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is the socket.io server: it authenticates sockets, places them in
+// rooms and emits events to them. It implements Emitter.
+type Server struct {
+	io        *socket.Server
+	handler   http.Handler
+	emitter   *RedisEmitter   // nil without Redis
+	sub       *goredis.Client // the adapter's own client, nil without Redis
+	verify    func(context.Context, string) (*action.Caller, error)
+	allowTest bool
+	log       *slog.Logger
+
+	ctx          context.Context // ends at Close
+	cancel       context.CancelFunc
+	closeOnce    sync.Once
+	lastRedisLog atomic.Int64 // unix nanoseconds of the last logged adapter error
+	redisErrors  atomic.Int64 // adapter errors seen, for tests
+}
+
+// NewServer returns a Server for cfg. It fails when Verify is missing or the
+// key is unusable.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if cfg.Verify == nil {
+		return nil, errors.New("events: server: nil Verify")
+	}
+	key := cfg.Key
+	if key == "" {
+		key = DefaultKey
+	}
+	if strings.ContainsAny(key, `*?[]\`) {
+		return nil, fmt.Errorf("events: server: key %q contains a glob character", key)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{verify: cfg.Verify, allowTest: cfg.AllowTestRooms, ctx: ctx, cancel: cancel}
+	s.log = cfg.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+
+	opts := socket.DefaultServerOptions()
+	opts.SetServeClient(false)
+	opts.SetMaxHttpBufferSize(MaxMessageBytes)
+	opts.SetTransports(types.NewSet("polling", "websocket"))
+	if len(cfg.CORSOrigins) > 0 {
+		origins := make([]any, len(cfg.CORSOrigins)) // engine.io matches []any only
+		for i, o := range cfg.CORSOrigins {
+			origins[i] = o
+		}
+		opts.SetCors(&types.Cors{Origin: origins, Credentials: true})
+	}
+	if cfg.Redis != nil {
+		o := *cfg.Redis.Options()
+		s.sub = goredis.NewClient(&o)
+		rc := redistypes.NewRedisClient(ctx, s.sub)
+		_ = rc.On("error", s.onRedisError) // before the adapter starts its loops
+		// The adapter warns on stdout when its own error listener is alone as
+		// it runs, which happens when Close removed it while a loop was
+		// calling the listeners: a second, idle listener keeps it quiet.
+		_ = rc.On("error", func(...any) {})
+		aopts := adapter.DefaultRedisAdapterOptions()
+		aopts.SetKey(key)
+		opts.SetAdapter(&adapter.RedisAdapterBuilder{Redis: rc, Opts: aopts})
+		s.emitter = NewRedisEmitter(cfg.Redis, key)
+	}
+	s.io = socket.NewServer(nil, opts) // subscribes: blocks while Redis hangs
+	s.io.Use(s.authenticate)
+	s.handler = guard(s.io.ServeHandler(nil))
+	return s, nil
+}
+
+// Handler serves socket.io at Path (polling and websocket upgrade); other
+// paths are not found. Mount it on Path beside the API's router.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Emit sends event with payload (encoded as JSON) to the sockets in room: on
+// every instance through Redis when the server has the adapter, else on this
+// one. The Redis path is the RedisEmitter's, so that a failure is returned
+// (the adapter's own broadcast only reports errors to a listener) and is
+// bounded by DefaultEmitTimeout.
+func (s *Server) Emit(ctx context.Context, room, event string, payload any) error {
+	if s.emitter != nil {
+		return s.emitter.Emit(ctx, room, event, payload)
+	}
+	data, err := jsonValue(room, payload)
+	if err != nil {
+		return err
+	}
+	if err := s.io.To(socket.Room(room)).Emit(event, data); err != nil {
+		return fmt.Errorf("events: emit %s: %w", event, err)
+	}
+	return nil
+}
+
+// DisconnectUser disconnects every socket of the user with id, on every
+// instance when the server has the adapter, closing their connections. It
+// reaches sockets that left their USER room too. Owner types other than
+// UserOwner have no sockets: nothing is done.
+func (s *Server) DisconnectUser(ctx context.Context, owner action.OwnerType, id uuid.UUID) error {
+	if s.emitter != nil {
+		return s.emitter.DisconnectUser(ctx, owner, id)
+	}
+	if owner == UserOwner {
+		s.io.In(socket.Room(UserRoom(id)), socket.Room(sessionRoom(id))).DisconnectSockets(true)
+	}
+	return nil
+}
+
+// Connected returns the number of sockets connected to this instance.
+func (s *Server) Connected() int { return s.io.Sockets().Sockets().Len() }
+
+// Close disconnects this instance's sockets and leaves the adapter. It may
+// be called more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		// Cancelling first makes the adapter's unsubscribe calls fail at once
+		// instead of waiting on a hung Redis; closing its client ends the
+		// subscription loops, blocked reading until their connections close.
+		s.cancel()
+		if s.sub != nil {
+			_ = s.sub.Close()
+		}
+		s.io.Close(nil) // disconnects this instance's sockets
+	})
+}
+
+// onRedisError receives the adapter's Redis errors. Its subscription loops
+// retry at once after a failed read, a busy loop while Redis is down; they
+// call this listener on their own goroutine, so pausing here paces them.
+func (s *Server) onRedisError(args ...any) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	s.redisErrors.Add(1)
+	now := time.Now()
+	if last := s.lastRedisLog.Load(); now.UnixNano()-last >= int64(redisErrorLogEvery) &&
+		s.lastRedisLog.CompareAndSwap(last, now.UnixNano()) {
+		var err any
+		if len(args) > 0 {
+			err = args[0]
+		}
+		s.log.Warn("socket.io redis adapter error", "error", err)
+	}
+	select {
+	case <-s.ctx.Done():
+	case <-time.After(redisRetryPause):
+	}
+}
