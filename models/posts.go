@@ -17,8 +17,10 @@ type Post struct {
 	// Status is PostDraft or PostPublished.
 	Status      string     `db:"status"`
 	PublishedAt *time.Time `db:"published_at"`
-	CreatedAt   time.Time  `db:"created_at"`
-	UpdatedAt   time.Time  `db:"updated_at"`
+	// Preview is a plain-text excerpt, written when the post is published.
+	Preview   string    `db:"preview"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
 }
 
 // The values of Post.Status.
@@ -37,17 +39,17 @@ func (p *Post) normalize() {
 }
 
 const (
-	postColumns = `id, user_id, title, body, status, published_at, created_at, updated_at`
+	postColumns = `id, user_id, title, body, status, published_at, preview, created_at, updated_at`
 	postSelect  = `SELECT ` + postColumns + ` FROM posts`
 
 	postCreate = `INSERT INTO posts (` + postColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()), COALESCE($8, $7, now()))
+		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()), COALESCE($9, $8, now()))
 		RETURNING created_at, updated_at`
 	postByID         = postSelect + ` WHERE id = $1`
 	postByIDForOwner = postSelect + ` WHERE id = $1 AND user_id = $2`
-	postPublish      = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2
+	postPublish      = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2, preview = $3
 		WHERE id = $1 AND status = 'draft'`
-	postPublishOwned = postPublish + ` AND user_id = $3 RETURNING ` + postColumns
+	postPublishOwned = postPublish + ` AND user_id = $4 RETURNING ` + postColumns
 	postPublishAny   = postPublish + ` RETURNING ` + postColumns
 )
 
@@ -63,7 +65,7 @@ func (PostStore) Create(ctx context.Context, db DB, p *Post) error {
 		p.Status = PostDraft
 	}
 	row := db.QueryRowxContext(ctx, postCreate, p.ID, p.UserID, p.Title, p.Body, p.Status,
-		p.PublishedAt, nullIfZero(p.CreatedAt), nullIfZero(p.UpdatedAt))
+		p.PublishedAt, p.Preview, nullIfZero(p.CreatedAt), nullIfZero(p.UpdatedAt))
 	if err := row.Scan(&p.CreatedAt, &p.UpdatedAt); err != nil {
 		return storeErr("create post", err)
 	}
@@ -93,13 +95,13 @@ func (PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) 
 	return getPost(ctx, db, "post by id for owner", postByIDForOwner, id, userID)
 }
 
-// Publish publishes the draft id of userID at now and returns it with
-// changed true. The change is one conditional UPDATE, so of concurrent
+// Publish publishes the draft id of userID at now, storing preview, and
+// returns it with changed true. The change is one conditional UPDATE, so of concurrent
 // calls exactly one reports changed. A post of userID that is already
 // published is returned as it is with changed false; a post that does not
 // exist or belongs to someone else is ErrNotFound.
-func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = getPost(ctx, db, "publish post", postPublishOwned, id, now, userID)
+func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
+	p, err = getPost(ctx, db, "publish post", postPublishOwned, id, now, preview, userID)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByIDForOwner(ctx, db, id, userID)
 		return p, false, err
@@ -108,8 +110,8 @@ func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, no
 }
 
 // PublishAny is Publish without the owner check, for the background job.
-func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = getPost(ctx, db, "publish post", postPublishAny, id, now)
+func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
+	p, err = getPost(ctx, db, "publish post", postPublishAny, id, now, preview)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByID(ctx, db, id)
 		return p, false, err
