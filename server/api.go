@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/ratelimit"
 )
@@ -21,6 +22,7 @@ type api struct {
 	a         *app
 	fw        *framework.Framework
 	limiter   *ratelimit.Limiter
+	sockets   *events.Server
 	server    *http.Server
 	listening func(net.Addr)
 }
@@ -60,6 +62,15 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	for _, path := range a.registerActions(fw) {
 		limits.authPaths[path] = true
 	}
+	var sockets *events.Server
+	if cfg.Sockets {
+		s, err := a.mountSockets(fw)
+		if err != nil {
+			limiter.Close()
+			return nil, fmt.Errorf("sockets: %w", err)
+		}
+		sockets = s
+	}
 	srv := &http.Server{
 		Handler:           fw,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -69,12 +80,13 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	return &api{a: a, fw: fw, limiter: limiter, server: srv, listening: listening}, nil
+	return &api{a: a, fw: fw, limiter: limiter, sockets: sockets, server: srv, listening: listening}, nil
 }
 
 // run serves until ctx ends, then drains: the probes answer 503 at once
-// while actions are still served for SHUTDOWN_DRAIN, then the listener
-// closes and in-flight requests finish within the shutdown budget.
+// while actions are still served for SHUTDOWN_DRAIN, then sockets are
+// closed, the listener closes and in-flight requests finish within the
+// shutdown budget.
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
@@ -96,6 +108,11 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 	select {
 	case <-time.After(s.a.cfg.ShutdownDrain):
 	case <-stopCtx.Done():
+	}
+	if s.sockets != nil {
+		// Sockets end first: their long-polling requests would otherwise
+		// hold Shutdown, and their clients reconnect to another instance.
+		s.sockets.Close()
 	}
 	if err := s.server.Shutdown(stopCtx); err != nil {
 		_ = s.server.Close()

@@ -12,11 +12,14 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/jmoiron/sqlx"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/posts"
 )
 
 // The process roles.
@@ -45,6 +48,9 @@ type app struct {
 	now      func() time.Time
 	users    *accounts.Service
 	admins   *accounts.Service
+	posts    *posts.Service
+	rc       *goredis.Client
+	emitter  events.Emitter
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -73,20 +79,31 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	return &app{
+	rc, err := newRedisClient(cfg.RedisURL)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	a := &app{
 		cfg:     cfg,
 		log:     log,
 		db:      db,
+		rc:      rc,
 		redis:   newRedisPool(cfg.RedisURL),
 		catalog: catalog,
 		tokens:  tokens,
 		hasher:  auth.NewHasher(cfg.Hashing),
 		metrics: newMetrics(),
 		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
-	}, nil
+	}
+	a.emitter = newEmitter(rc, a.socketKey())
+	return a, nil
 }
 
 func (a *app) close() {
+	if err := a.rc.Close(); err != nil {
+		a.log.Warn("closing redis client", "error", err)
+	}
 	if err := a.redis.Close(); err != nil {
 		a.log.Warn("closing redis pool", "error", err)
 	}
@@ -113,6 +130,17 @@ func newRedisPool(url string) *redis.Pool {
 			return err
 		},
 	}
+}
+
+// newRedisClient returns the go-redis client of the socket.io adapter and
+// emitter; it connects lazily.
+func newRedisClient(url string) (*goredis.Client, error) {
+	opts, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	opts.DialTimeout = 2 * time.Second
+	return goredis.NewClient(opts), nil
 }
 
 // pingRedis checks that Redis answers within ctx.

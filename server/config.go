@@ -41,6 +41,9 @@ type config struct {
 	DBMaxConns          int
 	WorkerConcurrency   int
 	Hashing             auth.HasherConfig
+	Sockets             bool
+	PurgeSchedule       string
+	ModerationBlocklist []string
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it.
 	generatedSecret bool
@@ -84,6 +87,13 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	if c.production() && (c.Hashing.MemoryKiB < auth.DefaultMemoryKiB || c.Hashing.Time < auth.DefaultTime) {
 		p.fail("PASSWORD_HASH_MEMORY_KIB/PASSWORD_HASH_ITERATIONS", "may not go below OWASP's baseline (19456 KiB, 2 iterations) in production")
+	}
+	c.Sockets = p.boolean("SOCKETS_ENABLED", true)
+	c.PurgeSchedule = p.str("PURGE_SESSIONS_SCHEDULE", "0 */10 * * * *")
+	for _, w := range strings.Split(p.str("MODERATION_BLOCKLIST", ""), ",") {
+		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+			c.ModerationBlocklist = append(c.ModerationBlocklist, w)
+		}
 	}
 	drain := time.Duration(0)
 	if c.Env == "production" {

@@ -13,12 +13,14 @@ import (
 // metrics are the Prometheus metrics served on /metrics. The registry is
 // the process's own, never the global default.
 type metrics struct {
-	registry *prometheus.Registry
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	refresh  *prometheus.CounterVec
-	thefts   *prometheus.CounterVec
-	inflight prometheus.Gauge
+	registry  *prometheus.Registry
+	requests  *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	refresh   *prometheus.CounterVec
+	thefts    *prometheus.CounterVec
+	inflight  prometheus.Gauge
+	jobs      *prometheus.CounterVec
+	published *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -45,10 +47,26 @@ func newMetrics() *metrics {
 			Name: "actionkit_http_requests_in_flight",
 			Help: "HTTP requests being served, scrapes of /metrics excluded.",
 		}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_jobs_total",
+			Help: "Background job runs by job and outcome (ok or failed).",
+		}, []string{"job", "outcome"}),
+		published: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_posts_published_total",
+			Help: "Posts published, by how: direct or job.",
+		}, []string{"how"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts, m.inflight,
+	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts, m.inflight, m.jobs, m.published,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// watchSockets exports the number of connected sockets.
+func (m *metrics) watchSockets(connected func() int) {
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "actionkit_sockets_connected",
+		Help: "Sockets connected to this instance.",
+	}, func() float64 { return float64(connected()) }))
 }
 
 // track counts the requests in flight.

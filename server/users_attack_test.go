@@ -22,11 +22,11 @@ func TestForgedAccessTokens(t *testing.T) {
 	db := s.db()
 	u := register(t, s.client(), "web")
 	stale := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET token_version = token_version + 1 WHERE id = $1`, stale.id)
+	sqlExec(t, db, `UPDATE users SET token_version = token_version + 1 WHERE id = $1`, stale.id)
 	gone := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET deleted_at = now() WHERE id = $1`, gone.id)
+	sqlExec(t, db, `UPDATE users SET deleted_at = now() WHERE id = $1`, gone.id)
 	off := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET is_active = false WHERE id = $1`, off.id)
+	sqlExec(t, db, `UPDATE users SET is_active = false WHERE id = $1`, off.id)
 
 	now := time.Now().Unix()
 	claims := func(mut func(map[string]any)) map[string]any {

@@ -157,7 +157,7 @@ func tokenVersionOf(t testing.TB, db *sqlx.DB, userID string) int64 {
 	return v
 }
 
-func exec(t testing.TB, db *sqlx.DB, query string, args ...any) {
+func sqlExec(t testing.TB, db *sqlx.DB, query string, args ...any) {
 	t.Helper()
 	if _, err := db.ExecContext(t.Context(), query, args...); err != nil {
 		t.Fatal(err)

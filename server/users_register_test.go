@@ -141,7 +141,7 @@ func TestRegisterRules(t *testing.T) {
 	}
 	t.Run("soft-deleted email still exists", func(t *testing.T) {
 		gone := register(t, s.client(), "web")
-		exec(t, s.db(), `UPDATE users SET deleted_at = now() WHERE id = $1`, gone.id)
+		sqlExec(t, s.db(), `UPDATE users SET deleted_at = now() WHERE id = $1`, gone.id)
 		s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": gone.email, "password": strongPassword}).
 			want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
 	})
@@ -153,11 +153,11 @@ func TestLoginRules(t *testing.T) {
 	db := s.db()
 	u := register(t, s.client(), "web")
 	inactive := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET is_active = false WHERE id = $1`, inactive.id)
+	sqlExec(t, db, `UPDATE users SET is_active = false WHERE id = $1`, inactive.id)
 	deleted := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET deleted_at = now() WHERE id = $1`, deleted.id)
+	sqlExec(t, db, `UPDATE users SET deleted_at = now() WHERE id = $1`, deleted.id)
 	both := register(t, s.client(), "web")
-	exec(t, db, `UPDATE users SET is_active = false, deleted_at = now() WHERE id = $1`, both.id)
+	sqlExec(t, db, `UPDATE users SET is_active = false, deleted_at = now() WHERE id = $1`, both.id)
 	for _, tc := range []struct {
 		name   string
 		args   map[string]any
@@ -239,7 +239,7 @@ func TestRead(t *testing.T) {
 		c.callArgs(method, "/v1/users/read", nil).want(t, 401, "UNAUTHORIZED")
 	})
 	t.Run("messages follow the user's locale", func(t *testing.T) {
-		exec(t, s.db(), `UPDATE users SET locale = 'es' WHERE id = $1`, u.id)
+		sqlExec(t, s.db(), `UPDATE users SET locale = 'es' WHERE id = $1`, u.id)
 		r := s.client().call(http.MethodGet, "/v1/users/read?id="+other.id, nil, append(u.auth(), "Accept-Language", "zh-TW")...)
 		if r.str("message") != "La cuenta no existe." {
 			t.Errorf("message = %q, want the Spanish one", r.str("message"))

@@ -83,7 +83,7 @@ func TestRefreshTransitions(t *testing.T) {
 		})
 		t.Run("expired session is revoked", func(t *testing.T) {
 			u := register(t, s.client(), "app")
-			exec(t, db, `UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, u.id)
+			sqlExec(t, db, `UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, u.id)
 			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 			if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
 				t.Errorf("rows = %+v", rows)
@@ -94,7 +94,7 @@ func TestRefreshTransitions(t *testing.T) {
 		})
 		t.Run("revoked session stays revoked", func(t *testing.T) {
 			u := register(t, s.client(), "app")
-			exec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE user_id = $1`, u.id)
+			sqlExec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE user_id = $1`, u.id)
 			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 			var still bool
 			if err := db.GetContext(t.Context(), &still, `SELECT revoked_at = '2020-01-01T00:00:00Z' FROM user_sessions WHERE user_id = $1`, u.id); err != nil || !still {
@@ -105,7 +105,7 @@ func TestRefreshTransitions(t *testing.T) {
 		for _, flag := range []string{"is_active = false", "deleted_at = now()"} {
 			t.Run("owner "+flag, func(t *testing.T) {
 				u := register(t, s.client(), "app")
-				exec(t, db, `UPDATE users SET `+flag+` WHERE id = $1`, u.id)
+				sqlExec(t, db, `UPDATE users SET `+flag+` WHERE id = $1`, u.id)
 				refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 				if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
 					t.Errorf("rows = %+v", rows)
@@ -194,7 +194,7 @@ func TestLogoutAll(t *testing.T) {
 		c := s.client()
 		u := register(t, c, "web")
 		second := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
-		exec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE id = (SELECT id FROM user_sessions WHERE user_id = $1 ORDER BY created_at LIMIT 1)`, u.id)
+		sqlExec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE id = (SELECT id FROM user_sessions WHERE user_id = $1 ORDER BY created_at LIMIT 1)`, u.id)
 		r := c.callArgs(method, "/v1/users/logoutall", nil, u.auth()...).want(t, 200, "")
 		if cleared := setCookieLine(r, "jwt-user-refresh"); !strings.HasPrefix(cleared, "jwt-user-refresh=;") {
 			t.Errorf("cookie not cleared: %q", cleared)

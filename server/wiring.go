@@ -9,6 +9,8 @@ import (
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/posts"
+	"github.com/actionkit/actionkit/queues"
 )
 
 // services builds the account engine of each owner kind once per process.
@@ -33,10 +35,17 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	return s
 }
 
-// revoked is called after an owner's token version changed; sockets
-// holding its old tokens are disconnected once socket.io is wired in.
-func (a *app) revoked(owner action.OwnerType, id uuid.UUID) {
-	a.log.Debug("token version changed", "ownerType", string(owner), "ownerId", id.String())
+// postService builds the posts engine once per process.
+func (a *app) postService() *posts.Service {
+	if a.posts == nil {
+		a.posts = &posts.Service{
+			DB: a.db, Emitter: a.emitter, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
+			Moderate: posts.Moderator{Blocked: a.cfg.ModerationBlocklist}.Check,
+			Now:      a.now, Log: a.log,
+			Published: func(how string) { a.metrics.published.WithLabelValues(how).Inc() },
+		}
+	}
+	return a.posts
 }
 
 // authenticator resolves users and admins from their access tokens.
@@ -65,5 +74,7 @@ func (a *app) registerActions(fw *framework.Framework) []string {
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		limited = append(limited, login.Spec().Path, refresh.Spec().Path)
 	}
+	framework.Register(fw, &v1.CreatePost{Posts: a.postService()})
+	framework.Register(fw, &v1.Publish{Posts: a.postService()})
 	return limited
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/queues"
+)
+
+func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }
+
+// TestCluster runs two API processes and one worker process on one
+// PostgreSQL and Redis: a socket connected to A receives the events of a
+// publish made through B and of one made by the worker, and logout-all
+// through B disconnects it.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, "LOG_LEVEL=info")
+	a := startProcess(t, env, "api").asServer(t)
+	b := startProcess(t, env, "api").asServer(t)
+	startProcess(t, env, "worker")
+	u := register(t, b.client(), "web")
+	u.c = b.client()
+	feed := feedClient(t, a, u)
+
+	direct := createPost(t, u, "Through B")
+	u.c.call(http.MethodPost, "/v1/posts/publish", map[string]any{"postId": direct}, u.auth()...).want(t, 200, "")
+	published(t, feed, direct)
+
+	later := createPost(t, u, "By the worker")
+	u.c.call(http.MethodPost, "/v1/posts/publish", map[string]any{"postId": later, "async": true}, u.auth()...).want(t, 202, "")
+	published(t, feed, later)
+
+	u.c.call(http.MethodPost, "/v1/users/logoutall", nil, u.auth()...).want(t, 200, "")
+	if _, err := feed.WaitFor(waitCtx(t), "disconnect", nil); err != nil {
+		t.Fatalf("logout-all through B left the socket on A connected: %v", err)
+	}
+}
+
+// TestTwoClocks runs two clock processes for a minute with a job due every
+// second, and no worker: every tick must be enqueued exactly once.
+func TestTwoClocks(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, "PURGE_SESSIONS_SCHEDULE=* * * * * *", "LOG_LEVEL=info")
+	startProcess(t, env, "clock")
+	startProcess(t, env, "clock")
+	start := time.Now()
+	time.Sleep(time.Minute) // the observation window itself, not a synchronisation
+	elapsed := time.Since(start)
+
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.DialURL(env["REDIS_URL"]) }}
+	defer pool.Close()
+	conn := pool.Get()
+	defer conn.Close()
+	key := queues.Namespace(env["JOBS_NAMESPACE"], queues.MaintenanceQueue) + ":jobs:" + queues.PurgeSessionsTask
+	raw, err := redis.Strings(conn.Do("LRANGE", key, 0, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := map[int64]int{}
+	for _, j := range raw {
+		var job struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			Enqueued int64  `json:"t"`
+		}
+		if err := json.Unmarshal([]byte(j), &job); err != nil || job.Name != queues.PurgeSessionsTask {
+			t.Fatalf("job %s: %v", j, err)
+		}
+		ticks[job.Enqueued]++
+	}
+	var epochs []int64
+	for e, n := range ticks {
+		if n != 1 {
+			t.Errorf("tick %d enqueued %d times", e, n)
+		}
+		epochs = append(epochs, e)
+	}
+	sort.Slice(epochs, func(i, j int) bool { return epochs[i] < epochs[j] })
+	if len(epochs) < int(elapsed.Seconds())-5 {
+		t.Fatalf("%d ticks enqueued in %s", len(epochs), elapsed)
+	}
+	for i := 1; i < len(epochs); i++ {
+		if epochs[i]-epochs[i-1] != 1 {
+			t.Errorf("ticks jump from %d to %d", epochs[i-1], epochs[i])
+		}
+	}
+	t.Logf("%d ticks in %s, each enqueued once: %s", len(epochs), elapsed.Round(time.Second), strconv.Itoa(len(raw))+" jobs")
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gocraft/work"
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/queues"
+)
+
+// jobs are the background jobs of the bundled server.
+func (a *app) jobs() []queues.Job {
+	users, admins := a.services()
+	svc := a.postService()
+	return []queues.Job{
+		{Queue: queues.PostQueue, Name: queues.V1PublishTask, Handler: a.counted(queues.V1PublishTask, func(ctx context.Context, job *work.Job) error {
+			id, err := uuid.Parse(job.ArgString("postId"))
+			if err != nil {
+				a.log.Warn("publish job without a valid postId: dropped", "jobId", job.ID, "postId", job.ArgString("postId"))
+				return nil
+			}
+			return svc.RunPublishJob(ctx, id)
+		})},
+		{Queue: queues.MaintenanceQueue, Name: queues.PurgeSessionsTask, Handler: a.counted(queues.PurgeSessionsTask, func(ctx context.Context, _ *work.Job) error {
+			for _, s := range []interface {
+				PurgeExpired(context.Context) (int64, error)
+			}{users, admins} {
+				n, err := s.PurgeExpired(ctx)
+				if err != nil {
+					return err
+				}
+				a.log.Info("purged expired sessions", "deleted", n)
+			}
+			return nil
+		})},
+	}
+}
+
+// counted records each run of a job in the metrics.
+func (a *app) counted(name string, h queues.Handler) queues.Handler {
+	return func(ctx context.Context, job *work.Job) error {
+		err := h(ctx, job)
+		outcome := "ok"
+		if err != nil {
+			outcome = "failed"
+		}
+		a.metrics.jobs.WithLabelValues(name, outcome).Inc()
+		return err
+	}
+}
+
+// worker is the role that runs background jobs.
+type worker struct{ w *queues.Worker }
+
+func (a *app) newWorker() (role, error) {
+	w, err := queues.NewWorker(queues.WorkerConfig{
+		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Concurrency: a.cfg.WorkerConcurrency,
+		Logger: a.log, Jobs: a.jobs(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	return &worker{w: w}, nil
+}
+
+// run works until ctx ends, then waits for the running jobs (bounded by
+// the shutdown budget).
+func (r *worker) run(ctx, stopCtx context.Context) error {
+	r.w.Start()
+	<-ctx.Done()
+	return stopWithin(stopCtx, r.w.Stop)
+}
+
+// clock is the role that enqueues periodic jobs. Several clocks may run:
+// each tick is enqueued once.
+type clock struct{ c *queues.Clock }
+
+func (a *app) newClock() (role, error) {
+	c, err := queues.NewClock(queues.ClockConfig{
+		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Logger: a.log,
+		Schedules: []queues.Schedule{{Queue: queues.MaintenanceQueue, Job: queues.PurgeSessionsTask, Spec: a.cfg.PurgeSchedule}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clock: %w", err)
+	}
+	return &clock{c: c}, nil
+}
+
+func (r *clock) run(ctx, stopCtx context.Context) error {
+	r.c.Start()
+	<-ctx.Done()
+	return stopWithin(stopCtx, r.c.Stop)
+}
+
+// stopWithin runs stop, giving up when stopCtx ends first.
+func stopWithin(stopCtx context.Context, stop func()) error {
+	done := make(chan struct{})
+	go func() { stop(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-stopCtx.Done():
+		return errForcedShutdown
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/events"
+	"github.com/actionkit/actionkit/framework"
+)
+
+// emitTimeout bounds one emit through Redis, so that a Redis outage delays a
+// publish answer by at most this much (the publish itself still stands).
+const emitTimeout = time.Second
+
+// socketKey is the Redis channel prefix shared by the socket.io adapter of
+// every API process and the emitter of every process of this deployment.
+func (a *app) socketKey() string { return a.cfg.JobsNamespace + "#socket.io" }
+
+// newEmitter returns the process's emitter: every process emits through
+// Redis, which the socket.io adapter of every API instance listens to, so
+// an event reaches sockets wherever they are connected.
+func newEmitter(rc *goredis.Client, key string) *events.RedisEmitter {
+	e := events.NewRedisEmitter(rc, key)
+	e.Timeout = emitTimeout
+	return e
+}
+
+// mountSockets serves socket.io on the API's port. Sockets authenticate
+// with a user access token, checked like an HTTP request (token version
+// included).
+func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
+	authn := a.authenticator()
+	srv, err := events.NewServer(events.ServerConfig{
+		Redis: a.rc,
+		Key:   a.socketKey(),
+		Verify: func(ctx context.Context, token string) (*action.Caller, error) {
+			return authn.Verify(ctx, "user", token)
+		},
+		AllowTestRooms: !a.cfg.production(),
+		Logger:         a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		fw.Handle(m, "/socket.io/*any", srv.Handler())
+	}
+	a.metrics.watchSockets(srv.Connected)
+	return srv, nil
+}
+
+// revoked disconnects, on every instance, the sockets of an owner whose
+// token version changed (logout-all, theft detection).
+func (a *app) revoked(owner action.OwnerType, id uuid.UUID) {
+	ctx, cancel := context.WithTimeout(context.Background(), emitTimeout)
+	defer cancel()
+	if err := a.emitter.DisconnectUser(ctx, owner, id); err != nil {
+		a.log.Warn("could not disconnect the sockets of a revoked owner", "ownerType", string(owner), "ownerId", id.String(), "error", err)
+	}
+}
