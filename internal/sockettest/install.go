@@ -18,12 +18,15 @@ import (
 // node_modules first, so a marker never outlives its installation.
 const installMarker = "node_modules/.sockettest-installed"
 
-var (
-	installOnce sync.Once
-	installErr  error  // why the client cannot run, if it cannot
-	installSkip bool   // installErr means "node or npm is absent"
-	clientDir   string // the directory of client.mjs
-)
+// installs remembers, per directory, the outcome of its installation in
+// this process.
+var installs sync.Map // directory -> *installation
+
+type installation struct {
+	once sync.Once
+	err  error // why node cannot run code there, if it cannot
+	skip bool  // err means "node or npm is absent"
+}
 
 // ensureClient makes sure node can run the client, installing its
 // node_modules with npm ci once per process (and once per lock-file change
@@ -31,51 +34,63 @@ var (
 // CI=true; a failing npm ci fails the test.
 func ensureClient(t testing.TB) string {
 	t.Helper()
-	installOnce.Do(install)
-	if installErr == nil {
-		return clientDir
-	}
-	if installSkip && os.Getenv("CI") != "true" {
-		t.Skipf("sockettest: %v", installErr)
-	}
-	t.Fatalf("sockettest: %v", installErr)
-	return ""
-}
-
-func install() {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		installErr = fmt.Errorf("cannot locate the client sources")
+		t.Fatal("sockettest: cannot locate the client sources")
+	}
+	dir := filepath.Join(filepath.Dir(file), "client")
+	EnsureNodeModules(t, dir)
+	return dir
+}
+
+// EnsureNodeModules installs the node_modules of the npm package in dir
+// from its committed package-lock.json, once per process and once per
+// lock-file change per machine, so that a test can run node scripts there
+// (the examples' recipes, for instance). Without node or npm the test is
+// skipped, or fails if CI=true; a failing npm ci fails the test.
+func EnsureNodeModules(t testing.TB, dir string) {
+	t.Helper()
+	v, _ := installs.LoadOrStore(dir, &installation{})
+	in := v.(*installation)
+	in.once.Do(func() { in.skip, in.err = install(dir) })
+	if in.err == nil {
 		return
 	}
-	clientDir = filepath.Join(filepath.Dir(file), "client")
+	if in.skip && os.Getenv("CI") != "true" {
+		t.Skipf("sockettest: %v", in.err)
+	}
+	t.Fatalf("sockettest: %v", in.err)
+}
+
+// install reports skip when node or npm is absent.
+func install(dir string) (skip bool, err error) {
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			installErr, installSkip = fmt.Errorf("%s is not installed: %w", tool, err), true
-			return
+			return true, fmt.Errorf("%s is not installed: %w", tool, err)
 		}
 	}
-	installErr = withFileLock(filepath.Join(os.TempDir(), "sockettest-"+digest([]byte(clientDir))[:16]+".lock"), npmCI)
+	lock := filepath.Join(os.TempDir(), "sockettest-"+digest([]byte(dir))[:16]+".lock")
+	return false, withFileLock(lock, func() error { return npmCI(dir) })
 }
 
 // npmCI runs npm ci unless the marker shows node_modules matches the lock
 // file. It runs under a file lock: packages are tested in parallel processes.
-func npmCI() error {
-	lock, err := os.ReadFile(filepath.Join(clientDir, "package-lock.json"))
+func npmCI(dir string) error {
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		return err
 	}
 	want := digest(lock)
-	marker := filepath.Join(clientDir, installMarker)
+	marker := filepath.Join(dir, installMarker)
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
 		return nil
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = clientDir
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm ci in %s: %w\n%s", clientDir, err, out.Bytes())
+		return fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out.Bytes())
 	}
 	return os.WriteFile(marker, []byte(want), 0o644)
 }
