@@ -7,6 +7,7 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
+	v2 "github.com/actionkit/actionkit/actions/v2"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/posts"
@@ -74,6 +75,9 @@ func (a *app) registerActions(fw *framework.Framework) []string {
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		limited = append(limited, login.Spec().Path, refresh.Spec().Path)
 	}
+	v2login := &v2.Login{Accounts: users, Cookies: cookies}
+	framework.Register(fw, v2login)
+	limited = append(limited, v2login.Spec().Path)
 	framework.Register(fw, &v1.CreatePost{Posts: a.postService()})
 	framework.Register(fw, &v1.Publish{Posts: a.postService()})
 	return limited

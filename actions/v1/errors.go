@@ -10,9 +10,9 @@ import (
 	"github.com/actionkit/actionkit/errorcodes"
 )
 
-// accountError maps the engine's failures to kind's error codes. Anything
+// AccountError maps the engine's failures to kind's error codes. Anything
 // else is returned unchanged and becomes INTERNAL_SERVER_ERROR.
-func accountError(kind accounts.Kind, err error) error {
+func AccountError(kind accounts.Kind, err error) error {
 	c := kind.Codes
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
@@ -35,7 +35,7 @@ func accountError(kind accounts.Kind, err error) error {
 	return err
 }
 
-// origin describes the request a session is opened from.
-func origin(req *action.Request) accounts.Origin {
+// Origin describes the request a session is opened from.
+func Origin(req *action.Request) accounts.Origin {
 	return accounts.Origin{Client: req.Client, Platform: req.Platform, IP: req.IP, UserAgent: req.UserAgent}
 }

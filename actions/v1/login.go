@@ -36,9 +36,9 @@ func (a *Login) Spec() action.Spec {
 
 // Run logs in.
 func (a *Login) Run(ctx context.Context, req *action.Request, in *LoginArgs) (*SessionResult, error) {
-	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, origin(req))
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, Origin(req))
 	if err != nil {
-		return nil, accountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return sessionResult(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
 }

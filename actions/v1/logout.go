@@ -55,8 +55,8 @@ func (a *LogoutAll) Spec() action.Spec {
 
 // Run ends every session and clears the cookie.
 func (a *LogoutAll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
-	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, origin(req)); err != nil {
-		return nil, accountError(a.Accounts.Kind, err)
+	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, Origin(req)); err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	a.Cookies.Clear(req, a.Accounts.Kind.Type)
 	return &Empty{}, nil

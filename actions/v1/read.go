@@ -40,7 +40,7 @@ func (a *Read) Run(ctx context.Context, req *action.Request, in *ReadArgs) (*Acc
 	if !ok {
 		var err error
 		if acc, err = a.Accounts.Account(ctx, req.Caller.ID); err != nil {
-			return nil, accountError(a.Accounts.Kind, err)
+			return nil, AccountError(a.Accounts.Kind, err)
 		}
 	}
 	if a.Accounts.Kind.Type == accounts.Admins.Type {

@@ -35,12 +35,12 @@ func (a *Refresh) Spec() action.Spec {
 // token that can never work again.
 func (a *Refresh) Run(ctx context.Context, req *action.Request, in *RefreshArgs) (*SessionResult, error) {
 	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
-	iss, err := a.Accounts.Refresh(ctx, raw, origin(req))
+	iss, err := a.Accounts.Refresh(ctx, raw, Origin(req))
 	if err != nil {
 		if _, had := req.Cookie(a.Accounts.Kind.Type.RefreshCookie()); had {
 			a.Cookies.Clear(req, a.Accounts.Kind.Type)
 		}
-		return nil, accountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return sessionResult(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
 }

@@ -45,11 +45,11 @@ func (a *Register) Run(ctx context.Context, req *action.Request, in *RegisterArg
 	iss, err := a.Accounts.Register(ctx, accounts.NewAccount{
 		Email: in.Email, Password: in.Password, FirstName: in.FirstName, LastName: in.LastName,
 		Timezone: in.Timezone, Locale: in.Locale,
-	}, origin(req))
+	}, Origin(req))
 	if err != nil {
-		return nil, accountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return sessionResult(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
 }
 
 // validTimezone accepts IANA zone names; "Local" names the server's zone

@@ -5,10 +5,10 @@ import (
 	"github.com/actionkit/actionkit/action"
 )
 
-// sessionResult builds the answer of register, login and refresh and sets
+// SessionAnswer builds the answer of register, login and refresh and sets
 // the refresh cookie. The raw refresh token goes in the body only for app
 // sessions.
-func sessionResult(svc *accounts.Service, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
+func SessionAnswer(svc *accounts.Service, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
 	cookies.Set(req, svc.Kind.Type, iss.RefreshToken)
 	out := &SessionResult{Token: iss.AccessToken}
 	if iss.Session.Client == string(action.App) {

@@ -1,0 +1,65 @@
+package v2
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// Login is V1Login plus what a client needs to manage its session without
+// decoding tokens: the session's id and expiry and the access token's
+// expiry.
+type Login struct {
+	Accounts *accounts.Service
+	Cookies  v1.Cookies
+}
+
+// SessionView describes the session a login opened.
+type SessionView struct {
+	ID        uuid.UUID `json:"id"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Client    string    `json:"client"`
+	Platform  string    `json:"platform"`
+}
+
+// LoginResult is V1Login's answer with the session and the access token's
+// expiry beside it.
+type LoginResult struct {
+	v1.SessionResult
+	TokenExpiresAt time.Time    `json:"tokenExpiresAt"`
+	Session        *SessionView `json:"session"`
+}
+
+// Spec declares V2Login (V2AdminLogin for admins).
+func (a *Login) Spec() action.Spec {
+	c := a.Accounts.Kind.Codes
+	return action.Spec{
+		Name:    "V2" + a.Accounts.Kind.Title + "Login",
+		Path:    "/v2/" + a.Accounts.Kind.Plural + "/login",
+		Summary: "Log in; the answer also describes the session and the token's expiry",
+		Auth:    action.LoggedOut(a.Accounts.Kind.Type),
+		Status:  http.StatusCreated,
+		Errors:  []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy},
+	}
+}
+
+// Run logs in, exactly as V1Login does.
+func (a *Login) Run(ctx context.Context, req *action.Request, in *v1.LoginArgs) (*LoginResult, error) {
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, v1.Origin(req))
+	if err != nil {
+		return nil, v1.AccountError(a.Accounts.Kind, err)
+	}
+	return &LoginResult{
+		SessionResult:  *v1.SessionAnswer(a.Accounts, a.Cookies, req, iss),
+		TokenExpiresAt: iss.AccessExpiresAt,
+		Session: &SessionView{ID: iss.Session.ID, ExpiresAt: iss.Session.ExpiresAt,
+			Client: iss.Session.Client, Platform: iss.Session.Platform},
+	}, nil
+}
