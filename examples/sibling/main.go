@@ -1,0 +1,65 @@
+// Command sibling is a service of its own that embeds the actionkit
+// framework and serves notes to the users of a bundled actionkit server:
+//
+//	DATABASE_URL=postgres://postgres@127.0.0.1:5432/actionkit?sslmode=disable \
+//	ACCESS_TOKEN_SECRET=<the bundled server's> PORT=8100 go run ./examples/sibling
+//
+// Then, with an access token from the bundled server's /v1/users/login:
+//
+//	curl -s localhost:8100/v1/notes/add -H 'Authorization: jwt-user <token>' -d '{"text":"hi"}'
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/actionkit/actionkit/examples/sibling/notes"
+	"github.com/actionkit/actionkit/models"
+)
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	if err := run(log); err != nil {
+		log.Error("sibling stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	db, err := models.Open(ctx, getenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/actionkit?sslmode=disable"), 4)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := notes.New(notes.Config{DB: db, Secret: []byte(os.Getenv("ACCESS_TOKEN_SECRET")), Issuer: getenv("TOKEN_ISSUER", "actionkit"), Logger: log})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: ":" + getenv("PORT", "8100"), Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.Info("sibling listening", "addr", srv.Addr)
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func getenv(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

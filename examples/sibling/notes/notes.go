@@ -1,0 +1,129 @@
+// Package notes is a sibling service that embeds the actionkit framework.
+// It declares two actions of its own and serves them to the users of the
+// bundled server: it accepts their access tokens (same secret and issuer)
+// and checks each token's version against the shared users table, so a
+// logout-all on the bundled server ends access here too. It has none of
+// the user actions.
+package notes
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/framework"
+)
+
+// Config is what the service needs.
+type Config struct {
+	// DB is the bundled server's database, read for users.token_version.
+	DB *sqlx.DB
+	// Secret and Issuer are the bundled server's ACCESS_TOKEN_SECRET and
+	// TOKEN_ISSUER.
+	Secret []byte
+	Issuer string
+	Logger *slog.Logger
+}
+
+// New returns the service's HTTP handler.
+func New(cfg Config) (http.Handler, error) {
+	tokens, err := auth.NewTokens(cfg.Secret, cfg.Issuer, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	f := framework.New(framework.Config{
+		Logger:        cfg.Logger,
+		Authenticator: auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: loadUser(cfg.DB)}),
+	})
+	store := &store{notes: map[uuid.UUID][]Note{}}
+	framework.Register(f, &Add{store: store})
+	framework.Register(f, &List{store: store})
+	return f, nil
+}
+
+// loadUser reads what the authenticator checks: the user exists, may
+// authenticate, and its current token version.
+func loadUser(db *sqlx.DB) auth.Loader {
+	return func(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+		var row struct {
+			TokenVersion int64  `db:"token_version"`
+			Locale       string `db:"locale"`
+		}
+		err := db.GetContext(ctx, &row, `SELECT token_version, locale FROM users
+			WHERE id = $1 AND is_active AND deleted_at IS NULL`, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return auth.Principal{}, auth.ErrUnknownOwner
+		}
+		return auth.Principal{TokenVersion: row.TokenVersion, Locale: row.Locale}, err
+	}
+}
+
+// Note is one note of a user.
+type Note struct {
+	Text      string    `json:"text"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// store keeps notes in memory: this example is about the framework, not
+// about storage.
+type store struct {
+	mu    sync.Mutex
+	notes map[uuid.UUID][]Note
+}
+
+// Add saves a note of the caller.
+type Add struct{ store *store }
+
+// AddArgs are the arguments of Add.
+type AddArgs struct {
+	Text string `arg:"text" mod:"trim" validate:"required,max=280"`
+}
+
+// NoteResult carries one note.
+type NoteResult struct {
+	Note Note `json:"note"`
+}
+
+// Spec declares V1AddNote.
+func (*Add) Spec() action.Spec {
+	return action.Spec{Name: "V1AddNote", Path: "/v1/notes/add", Auth: action.Owner("user"), Status: http.StatusCreated}
+}
+
+// Run saves the note.
+func (a *Add) Run(_ context.Context, req *action.Request, in *AddArgs) (*NoteResult, error) {
+	n := Note{Text: in.Text, CreatedAt: time.Now().UTC()}
+	a.store.mu.Lock()
+	defer a.store.mu.Unlock()
+	a.store.notes[req.Caller.ID] = append(a.store.notes[req.Caller.ID], n)
+	return &NoteResult{Note: n}, nil
+}
+
+// List returns the caller's notes.
+type List struct{ store *store }
+
+// ListResult carries the caller's notes.
+type ListResult struct {
+	UserID uuid.UUID `json:"userId"`
+	Notes  []Note    `json:"notes"`
+}
+
+// Spec declares V1ListNotes.
+func (*List) Spec() action.Spec {
+	return action.Spec{Name: "V1ListNotes", Path: "/v1/notes/list", Auth: action.Owner("user")}
+}
+
+// Run lists the notes.
+func (l *List) Run(_ context.Context, req *action.Request, _ *struct{}) (*ListResult, error) {
+	l.store.mu.Lock()
+	defer l.store.mu.Unlock()
+	return &ListResult{UserID: req.Caller.ID, Notes: append([]Note{}, l.store.notes[req.Caller.ID]...)}, nil
+}
