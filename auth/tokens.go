@@ -51,6 +51,7 @@ type Tokens struct {
 	initErr error
 	key     any // a copy of Secret, boxed once so that Parse does not allocate it
 	parser  *jwt.Parser
+	cache   verifiedCache
 }
 
 // Claims are the verified claims of an access token.
@@ -168,11 +169,21 @@ func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
 	case owner == "":
 		return Claims{}, invalid(errors.New("empty owner type"))
 	}
+	if cl, ok := t.cache.get(token, t.Now()); ok {
+		if cl.Type != owner {
+			return Claims{}, invalid(fmt.Errorf("type %q, want %q", cl.Type, owner))
+		}
+		return cl, nil
+	}
 	var wc wireClaims
 	if _, err := t.parser.ParseWithClaims(token, &wc, t.keyfunc); err != nil {
 		return Claims{}, invalid(err)
 	}
-	return wc.verified(owner)
+	cl, err := wc.verified(owner)
+	if err == nil {
+		t.cache.put(token, cl)
+	}
+	return cl, err
 }
 
 // keyfunc hands the parser the boxed secret without allocating.

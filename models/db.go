@@ -50,6 +50,10 @@ func Open(ctx context.Context, dsn string, maxConns int) (*sqlx.DB, error) {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
 	withUTC(&cfg)
+	// Parameters travel with the query in one round trip instead of two
+	// (lib/pq otherwise asks the server for their types first). Callers bind
+	// JSON as text, since []byte would then be sent as binary data.
+	cfg.BinaryParameters = true
 	connector, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)

@@ -1,0 +1,74 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/action"
+)
+
+func TestVerifiedCache(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := now
+	tokens, err := NewTokens([]byte("a cache test secret of at least 32 bytes"), "", time.Minute, func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.Must(uuid.NewV7())
+	tok, _, err := tokens.Issue("user", id, 3, action.App)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := tokens.Parse("user", tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tokens.cache.get(tok, clock); !ok {
+		t.Fatal("a verified token was not cached")
+	}
+	t.Run("a hit answers the same claims", func(t *testing.T) {
+		got, err := tokens.Parse("user", tok)
+		if err != nil || got != first {
+			t.Errorf("got %+v, %v; want %+v", got, err, first)
+		}
+	})
+	t.Run("a hit for another owner type is refused", func(t *testing.T) {
+		if _, err := tokens.Parse("admin", tok); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("got %v, want ErrInvalidToken", err)
+		}
+	})
+	t.Run("a tampered twin is not served from the cache", func(t *testing.T) {
+		if _, err := tokens.Parse("user", tok[:len(tok)-1]+"A"); !errors.Is(err, ErrInvalidToken) && tok[len(tok)-1] != 'A' {
+			t.Errorf("got %v, want ErrInvalidToken", err)
+		}
+	})
+	t.Run("expiry is checked on every hit", func(t *testing.T) {
+		clock = now.Add(time.Minute + ClockSkew)
+		defer func() { clock = now }()
+		if _, err := tokens.Parse("user", tok); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("an expired cached token: got %v, want ErrInvalidToken", err)
+		}
+	})
+	t.Run("a clock moved back before iat misses", func(t *testing.T) {
+		if _, ok := tokens.cache.get(tok, now.Add(-ClockSkew-time.Second)); ok {
+			t.Error("a token issued in the future was served from the cache")
+		}
+	})
+	t.Run("the cache is bounded", func(t *testing.T) {
+		var c verifiedCache
+		for i := 0; i < 3*verifiedCacheSize; i++ {
+			c.put(fmt.Sprintf("token-%d", i), first)
+		}
+		total := 0
+		for i := range c.shards {
+			total += len(c.shards[i].m)
+		}
+		if total > verifiedCacheSize {
+			t.Errorf("%d entries, limit %d", total, verifiedCacheSize)
+		}
+	})
+}
