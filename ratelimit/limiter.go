@@ -211,11 +211,29 @@ func (l *Limiter) redisHit(ctx context.Context, key string, window time.Duration
 	defer conn.Close()
 	ms := window.Milliseconds()
 	rkey := l.prefix + key + ":" + strconv.FormatInt(ms, 10)
-	reply, err := l.script.DoContext(ctx, conn, rkey, ms)
+	reply, err := l.eval(ctx, conn, rkey, ms)
 	if err != nil {
 		return 0, 0, err
 	}
 	return parseHitReply(reply)
+}
+
+// eval runs the hit script with the time left in ctx as the read deadline.
+// It sets a socket deadline rather than using redigo's DoContext, which
+// starts a goroutine for every call.
+func (l *Limiter) eval(ctx context.Context, conn redis.Conn, rkey string, ms int64) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	timeout := l.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	reply, err := redis.DoWithTimeout(conn, timeout, "EVALSHA", l.script.Hash(), 1, rkey, ms)
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT ") {
+		reply, err = redis.DoWithTimeout(conn, timeout, "EVAL", hitScript, 1, rkey, ms)
+	}
+	return reply, err
 }
 
 var errBadReply = errors.New("ratelimit: unexpected script reply")
