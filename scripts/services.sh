@@ -3,6 +3,8 @@
 # (127.0.0.1:5432 and 127.0.0.1:6379), starting them when they are
 # installed but stopped, and installing them from Debian's packages when
 # they are missing. Safe to run again: it does nothing when both are up.
+# It also installs Debian's Chromium, which the web client's browser tests
+# drive, when it is missing.
 set -euo pipefail
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -48,5 +50,17 @@ ensure_redis() {
 	wait_for 6379 Redis
 }
 
+# Chromium from Debian's packages (never a browser download) for the browser
+# tests; outside CI a failed install only makes them skip.
+ensure_chromium() {
+	command -v chromium >/dev/null && return 0
+	echo "services: installing Chromium" >&2
+	if ! (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); then
+		echo "services: could not install Chromium; the browser tests will skip (or fail with CI=true)" >&2
+		[ "${CI:-}" != true ]
+	fi
+}
+
 ensure_postgres
 ensure_redis
+ensure_chromium

@@ -58,6 +58,8 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	})
 	limits.fw, pr.fw = fw, fw
 	pr.register()
+	mountOpenAPI(fw, a)
+	a.mountWebClient(fw)
 	fw.Handle(http.MethodGet, "/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
 	for _, path := range a.registerActions(fw) {
 		limits.authPaths[path] = true

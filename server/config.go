@@ -44,6 +44,7 @@ type config struct {
 	Sockets             bool
 	PurgeSchedule       string
 	ModerationBlocklist []string
+	DemoEnabled         bool
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it.
 	generatedSecret bool
@@ -95,6 +96,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 			c.ModerationBlocklist = append(c.ModerationBlocklist, w)
 		}
 	}
+	c.DemoEnabled = p.boolean("DEMO_ENABLED", !c.production())
 	drain := time.Duration(0)
 	if c.Env == "production" {
 		drain = 5 * time.Second

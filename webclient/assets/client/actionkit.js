@@ -1,0 +1,250 @@
+// actionkit web client: log in, call the API and listen to events from a
+// browser, with the access token in memory only and the refresh token in
+// the server's httpOnly cookie. Plain ES module, no build step:
+//
+//   import { createClient } from "/client/actionkit.js";
+//   const ak = createClient();
+//   const user = await ak.start() ?? await ak.login(email, password);
+//   const { post } = await ak.api("/v1/posts/create", { title: "Hello" });
+//   ak.socket({ rooms: ["FEED"] }).on("POST_PUBLISHED", (p) => console.log(p.title));
+//
+// Refreshes are single-flight across every tab of the origin: see session.js.
+
+import { Session, decodeClaims } from "./session.js";
+import { LiveSocket } from "./live.js";
+
+export { decodeClaims, LiveSocket };
+
+/**
+ * ActionkitError is an answer that is not a success, or a request that
+ * never got an answer (status 0, code NETWORK_ERROR).
+ */
+export class ActionkitError extends Error {
+  /**
+   * @param {number} status the HTTP status, 0 without an answer.
+   * @param {object|null} body the decoded error body, if any.
+   */
+  constructor(status, body) {
+    super(body?.message || (status ? `HTTP ${status}` : "network error"));
+    this.name = "ActionkitError";
+    /** @type {number} */
+    this.status = status;
+    /** @type {string} the error code, such as USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS. */
+    this.code = body?.error ?? (status ? `HTTP_${status}` : "NETWORK_ERROR");
+    /** @type {Object<string, string>|null} per-argument reasons of BAD_REQUEST_INVALID_ARGUMENTS. */
+    this.fields = body?.fields ?? null;
+    /** @type {string|null} the X-Request-ID of the answer, for support. */
+    this.requestId = body?.requestId ?? null;
+    /** @type {object|null} */
+    this.body = body;
+  }
+}
+
+/**
+ * @typedef {object} ClientOptions
+ * @property {string} [baseURL] the server's origin; default: this page's.
+ *   Another origin must be listed in the server's CORS_ORIGINS and be
+ *   same-site, since the refresh cookie is SameSite=Strict.
+ * @property {string} [platform="web"] sent as X-Platform at login.
+ * @property {number} [refreshMargin=60000] refresh this many ms before the
+ *   access token expires (at most a fifth of its lifetime).
+ * @property {string} [lockName="actionkit-refresh"] the Web Lock that
+ *   serialises refreshes across tabs.
+ * @property {string} [channelName="actionkit-session"] the BroadcastChannel
+ *   on which tabs share tokens and logouts.
+ */
+
+/**
+ * ActionkitClient is one tab's connection to an actionkit server. It is an
+ * EventTarget that dispatches CustomEvents:
+ *
+ * - "login": this tab became logged in (detail: {user, source});
+ * - "token": it holds a new access token (detail: {source, obtainedAt,
+ *   expiresAt, user}); source is "login", "register", "refresh" (this tab
+ *   refreshed) or "peer" (another tab did and handed it over);
+ * - "logout": it lost its session (detail: {reason}: "logout",
+ *   "logoutall", "expired" when the server refused the refresh, "peer" when
+ *   another tab logged out);
+ * - "error": a background refresh failed without ending the session
+ *   (detail: {error}).
+ */
+export class ActionkitClient extends EventTarget {
+  #base;
+  #platform;
+  #credentials;
+  #session;
+  #started = null;
+
+  /** @param {ClientOptions} [options] */
+  constructor({ baseURL = "", platform = "web", refreshMargin = 60_000,
+    lockName = "actionkit-refresh", channelName = "actionkit-session" } = {}) {
+    super();
+    this.#base = String(baseURL).replace(/\/+$/, "");
+    this.#platform = platform;
+    const cross = this.#base && new URL(this.#base, location.href).origin !== location.origin;
+    this.#credentials = cross ? "include" : "same-origin";
+    this.#session = new Session({
+      lockName, channelName, margin: refreshMargin,
+      fetchRefresh: () => this.#send("/v1/users/refresh", {}, null),
+      notify: (type, detail) => this.dispatchEvent(new CustomEvent(type, { detail })),
+    });
+  }
+
+  /** @returns {string} the server's origin, "" for this page's. */
+  get baseURL() { return this.#base; }
+  /** @returns {string|null} the current access token (memory only). */
+  get token() { return this.#session.token; }
+  /** @returns {object|null} the logged-in user, as the server last sent it. */
+  get user() { return this.#session.user; }
+  /** @returns {boolean} */
+  get loggedIn() { return this.#session.token !== null; }
+  /** @returns {number} when the access token expires (ms since the epoch, local clock). */
+  get expiresAt() { return this.#session.expiresAt; }
+  /** @returns {number} when the current access token was obtained, in this tab or another. */
+  get obtainedAt() { return this.#session.obtainedAt; }
+  /** @returns {string|null} how it was obtained: login, register, refresh or peer. */
+  get source() { return this.#session.source; }
+
+  /**
+   * Restores the session on page load: with no token in memory, gets one
+   * from another tab or through the refresh cookie. Safe to call often.
+   * @returns {Promise<object|null>} the user, or null when logged out.
+   */
+  start() {
+    if (!this.#started) {
+      const started = this.#session.token ? Promise.resolve() : this.#session.refresh(null);
+      started.catch(() => { if (this.#started === started) this.#started = null; }); // retry next time
+      this.#started = started;
+    }
+    return this.#started.then(() => this.user);
+  }
+
+  /**
+   * Creates an account and logs in (X-Client: web).
+   * @param {{email: string, password: string, firstName?: string, lastName?: string, timezone?: string, locale?: string}} fields
+   * @returns {Promise<object>} the user.
+   */
+  register(fields) {
+    return this.#enter("/v1/users/register", fields, "register");
+  }
+
+  /**
+   * Logs in (X-Client: web). The other tabs of the origin log in too.
+   * @param {string} email
+   * @param {string} password
+   * @returns {Promise<object>} the user.
+   */
+  login(email, password) {
+    return this.#enter("/v1/users/login", { email, password }, "login");
+  }
+
+  /** Ends this browser's session; every tab of the origin logs out. */
+  logout() {
+    return this.#leave("/v1/users/logout", "logout");
+  }
+
+  /** Ends every session of the user, on every device. */
+  logoutAll() {
+    return this.#leave("/v1/users/logoutall", "logoutall");
+  }
+
+  /**
+   * Gets an access token newer than stale: refreshes through the cookie
+   * unless this tab or another already did since. Concurrent calls, in this
+   * tab or any other, make one request between them.
+   * @param {string|null} [stale=this.token]
+   * @returns {Promise<string|null>} the token, or null when the session is over.
+   */
+  refresh(stale = this.token) {
+    return this.#session.refresh(stale);
+  }
+
+  /**
+   * Calls an action with args as a JSON body and the access token, and
+   * retries once after a refresh when the token is refused (401).
+   * @param {string} path such as "/v1/users/read".
+   * @param {object} [args]
+   * @returns {Promise<object>} the success body ({status, success, ...payload}).
+   * @throws {ActionkitError}
+   */
+  async api(path, args = {}) {
+    await this.start().catch(() => null);
+    const token = await this.#session.usable();
+    try {
+      return await this.#send(path, args, token);
+    } catch (err) {
+      if (!token || err.status !== 401 || err.code !== "UNAUTHORIZED") throw err;
+      const next = await this.#session.refresh(token);
+      if (!next) throw err;
+      return this.#send(path, args, next);
+    }
+  }
+
+  /**
+   * Connects socket.io with the current access token, joins rooms and
+   * rejoins them on every reconnection, which always uses the newest token.
+   * A refused token is refreshed once and the socket reconnects.
+   * @param {{rooms?: string[]} & object} [options] rooms, plus socket.io options.
+   * @returns {LiveSocket}
+   */
+  socket(options = {}) {
+    return new LiveSocket(this, options);
+  }
+
+  /** Stops the timers and listeners of this client. */
+  close() {
+    this.#session.close();
+  }
+
+  #enter(path, args, source) {
+    return this.#session.exclusive(async () => {
+      const body = await this.#send(path, args, null, { "X-Client": "web", "X-Platform": this.#platform });
+      this.#session.adopt(body.token, body.user, source);
+      return body.user;
+    });
+  }
+
+  async #leave(path, reason) {
+    await this.start().catch(() => null);
+    return this.#session.exclusive(async (refreshHere) => {
+      let token = this.#session.fresh() ? this.#session.token : null;
+      if (!token && this.#session.token) token = await refreshHere();
+      if (token) {
+        try {
+          await this.#send(path, {}, token);
+        } catch (err) {
+          if (err.status !== 401) throw err;
+          token = await refreshHere(); // refused: one more try with a new token
+          if (token) await this.#send(path, {}, token);
+        }
+      }
+      this.#session.end(reason);
+    });
+  }
+
+  async #send(path, args, token, headers = {}) {
+    const h = { "Content-Type": "application/json", Accept: "application/json", ...headers };
+    if (token) h.Authorization = `jwt-user ${token}`;
+    let res;
+    try {
+      res = await fetch(this.#base + path, {
+        method: "POST", headers: h, body: JSON.stringify(args ?? {}),
+        credentials: this.#credentials, cache: "no-store",
+      });
+    } catch (cause) {
+      throw new ActionkitError(0, { error: "NETWORK_ERROR", message: String(cause?.message ?? cause) });
+    }
+    const body = await res.json().catch(() => null);
+    if (!res.ok || body?.success !== true) throw new ActionkitError(res.status, body);
+    return body;
+  }
+}
+
+/**
+ * Creates a client for this page's origin (or options.baseURL).
+ * @param {ClientOptions} [options]
+ * @returns {ActionkitClient}
+ */
+export function createClient(options) {
+  return new ActionkitClient(options);
+}

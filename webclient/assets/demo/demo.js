@@ -1,0 +1,214 @@
+// The actionkit demo page: register or log in, see the profile, create and
+// publish posts, watch the live feed, and see the access token refreshed.
+// Everything goes through the client library at /client/actionkit.js.
+
+import { createClient } from "/client/actionkit.js";
+import { $, el, text, alert, describe, clock, date, countdown, fill, setState } from "./view.js";
+
+const client = createClient();
+globalThis.actionkit = client; // for the browser console (and the browser tests)
+
+const drafts = [];
+const feed = [];
+let mode = "login";
+let live = null;
+let refreshes = 0;
+
+const goodbye = {
+  logout: "You logged out.",
+  logoutall: "You logged out everywhere.",
+  expired: "Your session ended. Please log in again.",
+  peer: "You logged out in another tab.",
+};
+
+function showIn() {
+  alert("banner", "");
+  const user = client.user ?? {};
+  text("who", `Logged in as ${user.email ?? "…"}`);
+  renderProfile(user);
+  if (document.body.dataset.state === "in") return;
+  setState("in");
+  loadProfile();
+  connectFeed();
+}
+
+function showOut(reason) {
+  setState("out");
+  text("who", "Not logged in");
+  fill("drafts", [], "No drafts yet.");
+  drafts.length = 0;
+  if (reason) alert("banner", goodbye[reason] ?? "You are logged out.");
+}
+
+async function loadProfile() {
+  try {
+    const { user } = await client.api("/v1/users/read");
+    renderProfile(user);
+  } catch (err) {
+    alert("banner", `Could not read your profile: ${describe(err)}`);
+  }
+}
+
+function renderProfile(user) {
+  const name = [user.firstName, user.lastName].filter(Boolean).join(" ");
+  text("profile-name", name || "—");
+  text("profile-email", user.email ?? "—");
+  text("profile-created", date(user.createdAt));
+  text("profile-logins", user.loginCount ?? "—");
+}
+
+function renderToken() {
+  const left = client.expiresAt - Date.now();
+  text("token-expiry", client.loggedIn ? `expires in ${countdown(left)} (${clock(client.expiresAt)})` : "—");
+}
+
+function onToken({ detail }) {
+  if (detail.source === "refresh" || detail.source === "peer") {
+    refreshes++;
+    const by = detail.source === "refresh" ? "by this tab" : "by another tab";
+    const node = $("token-refreshed");
+    node.textContent = `${clock(detail.obtainedAt)} ${by} · ${refreshes} on this page`;
+    node.dataset.source = detail.source;
+    node.dataset.count = String(refreshes);
+  }
+  renderToken();
+  if (detail.user) showIn();
+}
+
+function connectFeed() {
+  if (live) return;
+  live = client.socket({ rooms: ["FEED"] });
+  live.on("POST_PUBLISHED", (post) => {
+    feed.unshift({ ...post, receivedAt: Date.now() });
+    feed.length = Math.min(feed.length, 50);
+    renderFeed();
+  });
+  live.addEventListener("status", ({ detail }) => renderFeedStatus(detail.connected, detail.transport, false));
+  live.addEventListener("joined", ({ detail }) => {
+    if (detail.room === "FEED") renderFeedStatus(live.connected, live.transport, detail.ack?.ok === true);
+  });
+}
+
+function renderFeedStatus(connected, transport, joined) {
+  const node = $("feed-status");
+  const on = connected && (joined || node.dataset.live === "yes");
+  node.textContent = on ? `live over ${transport}` : connected ? "joining…" : "offline";
+  node.dataset.live = on ? "yes" : "no";
+  node.dataset.transport = transport ?? "";
+  $("feed-dot").classList.toggle("on", on);
+  $("feed-dot").title = node.textContent;
+}
+
+function renderFeed() {
+  fill("feed-list", feed.map((p) => el("li", { "data-post-id": p.postId },
+    el("strong", {}, p.title),
+    el("span", { class: "meta" }, `published ${clock(p.publishedAt)}`))), "Nothing published yet.");
+}
+
+function renderDrafts() {
+  fill("drafts", drafts.map((p) => {
+    const button = el("button", { type: "button", class: "small" }, "Publish");
+    button.addEventListener("click", () => publish(p.id, button));
+    return el("li", { "data-post-id": p.id }, el("span", {}, p.title), button);
+  }), "No drafts yet.");
+}
+
+async function createPost() {
+  const title = $("post-title").value.trim();
+  const body = $("post-body").value;
+  const { post } = await client.api("/v1/posts/create", { title, body });
+  $("post-title").value = "";
+  $("post-body").value = "";
+  return post;
+}
+
+async function publish(id, button) {
+  if (button) button.disabled = true;
+  try {
+    await client.api("/v1/posts/publish", { postId: id });
+    const i = drafts.findIndex((p) => p.id === id);
+    if (i >= 0) drafts.splice(i, 1);
+    renderDrafts();
+    alert("post-error", "");
+  } catch (err) {
+    alert("post-error", describe(err));
+    if (button) button.disabled = false;
+  }
+}
+
+async function busy(button, fn) {
+  button.disabled = true;
+  try {
+    await fn();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function setMode(next) {
+  mode = next;
+  $("auth-form").dataset.mode = mode;
+  $("mode-login").setAttribute("aria-selected", String(mode === "login"));
+  $("mode-register").setAttribute("aria-selected", String(mode === "register"));
+  $("submit").textContent = mode === "login" ? "Log in" : "Create account";
+  $("password").autocomplete = mode === "login" ? "current-password" : "new-password";
+  alert("auth-error", "");
+}
+
+function wire() {
+  $("mode-login").addEventListener("click", () => setMode("login"));
+  $("mode-register").addEventListener("click", () => setMode("register"));
+  $("auth-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const email = $("email").value.trim();
+    const password = $("password").value;
+    busy($("submit"), async () => {
+      try {
+        if (mode === "login") await client.login(email, password);
+        else await client.register({ email, password, firstName: $("first-name").value.trim() });
+        $("password").value = "";
+        alert("auth-error", "");
+      } catch (err) {
+        alert("auth-error", describe(err));
+      }
+    });
+  });
+  $("post-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    busy($("publish-now"), async () => {
+      try {
+        const post = await createPost();
+        await publish(post.id);
+      } catch (err) {
+        alert("post-error", describe(err));
+      }
+    });
+  });
+  $("save-draft").addEventListener("click", () => busy($("save-draft"), async () => {
+    try {
+      drafts.unshift(await createPost());
+      renderDrafts();
+      alert("post-error", "");
+    } catch (err) {
+      alert("post-error", describe(err));
+    }
+  }));
+  $("logout").addEventListener("click", () => busy($("logout"), () => client.logout().catch((err) => alert("banner", describe(err)))));
+  $("logout-all").addEventListener("click", () => busy($("logout-all"), () => client.logoutAll().catch((err) => alert("banner", describe(err)))));
+  $("refresh-now").addEventListener("click", () => busy($("refresh-now"), () => client.refresh().catch((err) => alert("banner", describe(err)))));
+  client.addEventListener("login", () => showIn());
+  client.addEventListener("logout", ({ detail }) => showOut(detail.reason));
+  client.addEventListener("token", onToken);
+  client.addEventListener("error", ({ detail }) => alert("banner", `Could not refresh your session: ${describe(detail.error)}`));
+  setInterval(renderToken, 1000);
+}
+
+wire();
+setMode("login");
+client.start().then(
+  (user) => (user ? showIn() : showOut()),
+  (err) => {
+    showOut();
+    alert("banner", `Could not restore your session: ${describe(err)}`);
+  },
+);

@@ -1,0 +1,30 @@
+// Package webclient holds actionkit's browser client library and its demo
+// page, embedded in the binary, and serves them.
+//
+// The client library is plain JavaScript modules with no build step:
+//
+//	/client/actionkit.js           createClient: login, register, logout, api, socket
+//	/client/session.js             the access token in memory, single-flight refresh across tabs
+//	/client/live.js                socket.io with the current access token
+//	/client/socket.io.esm.min.js   socket.io-client 4.8.1 (MIT), vendored from npm unchanged
+//	/client/socket.io-client.LICENSE.txt  its license
+//
+// The demo page, on the same origin, uses it:
+//
+//	/demo             the page
+//	/demo/demo.css    its styles
+//	/demo/demo.js     its script
+//	/demo/view.js     its rendering helpers
+//
+// Every asset is answered with its media type, a strong ETag (304 on a
+// matching If-None-Match), Cache-Control: no-cache, X-Content-Type-Options:
+// nosniff and the ContentSecurityPolicy below, which allows scripts and
+// styles from the page's own origin only (no inline script or style) and
+// network connections to that origin (fetch and socket.io's WebSocket).
+//
+// A server mounts each Asset for GET and HEAD at its Path:
+//
+//	for _, a := range append(webclient.Library(), webclient.Demo()...) {
+//		mux.Handle("GET "+a.Path, a) // a GET pattern also matches HEAD
+//	}
+package webclient
