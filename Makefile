@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 15s
 
-.PHONY: run test build services vet fuzz clean
+.PHONY: run test build services vet fuzz clean bench
 
 ## run: start PostgreSQL and Redis if needed, then the server (all roles)
 run: services
@@ -17,6 +17,11 @@ test: services
 ## build: the server as one binary
 build:
 	$(GO) build -o bin/server ./server
+
+## bench: build the server and the load tool, measure every scenario against a
+## fresh server and database beside the baselines, write BENCHMARKS.md (< 10 min)
+bench: services
+	@GO=$(GO) bash bench/run.sh
 
 services:
 	@bash scripts/services.sh

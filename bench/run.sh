@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make bench: builds the server and the load tool, then runs every scenario
+# against a fresh server on a fresh database and writes BENCHMARKS.md.
+# Extra arguments go to `load bench` (try: bin/load bench -h), for example
+#   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
+# The whole run is bounded: `load bench` skips the steps still to run 9
+# minutes (-deadline) after this script started, and this script interrupts
+# it at 10 minutes; either way the database and Redis keys are removed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+GO=${GO:-go}
+"$GO" build -o bin/server ./server
+"$GO" build -o bin/load ./cmd/load
+mkdir -p bench/out
+# What is left of the 10 minutes after the builds; load bench itself skips
+# the steps left 9 minutes after $started and then cleans up.
+left=$((600 - ($(date +%s) - started)))
+status=0
+timeout --signal=INT --kill-after=20s "$left" bin/load bench -server bin/server -out BENCHMARKS.md \
+	-results bench/out/results.jsonl -logs bench/out -started "$started" "$@" || status=$?
+echo "make bench: $(($(date +%s) - started)) s of wall time"
+exit "$status"

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// defaultPlan is what make bench runs: each scenario at a few concurrency
+// levels (for sockets: connected clients).
+const defaultPlan = "read:16,64,128 refresh:16,64 login:8,64 publish:16,64 mixed:64 sockets:500,2000"
+
+// step is one run of a plan.
+type step struct {
+	Scenario    string
+	Concurrency int
+}
+
+// parsePlan reads "scenario:c1,c2 scenario:c3 ..." into steps, in order.
+func parsePlan(s string) ([]step, error) {
+	var steps []step
+	for _, field := range strings.Fields(s) {
+		name, levels, ok := strings.Cut(field, ":")
+		known := name == "sockets"
+		for _, n := range scenarioNames {
+			known = known || n == name
+		}
+		if !ok || !known {
+			return nil, fmt.Errorf("plan: %q is not scenario:levels with a known scenario", field)
+		}
+		for _, l := range strings.Split(levels, ",") {
+			c, err := strconv.Atoi(l)
+			if err != nil || c < 1 || c > 10000 {
+				return nil, fmt.Errorf("plan: level %q of %s is not a number from 1 to 10000", l, name)
+			}
+			steps = append(steps, step{name, c})
+		}
+	}
+	if len(steps) == 0 {
+		return nil, errors.New("plan: empty")
+	}
+	return steps, nil
+}
+
+// benchConfig is what "load bench" was asked to do.
+type benchConfig struct {
+	server, out, results, logs, nodeDir string
+	pgURL, redisURL, command            string
+	plan                                []step
+	run, base                           runConfig
+	posts                               int
+	interval                            time.Duration
+	deadline                            time.Duration
+	started                             time.Time
+	mix                                 mix
+}
+
+// parseBench reads the flags of "load bench" and checks that PostgreSQL and
+// Redis are on loopback.
+func parseBench(args []string) (*benchConfig, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	c := &benchConfig{}
+	fs.StringVar(&c.server, "server", "bin/server", "the server binary")
+	fs.StringVar(&c.out, "out", "BENCHMARKS.md", "the report to write")
+	fs.StringVar(&c.results, "results", "bench/out/results.jsonl", "JSON lines of every run (rewritten)")
+	fs.StringVar(&c.logs, "logs", "bench/out", "folder of the server's and the baseline's logs")
+	fs.StringVar(&c.nodeDir, "node-dir", "bench/sockets", "the node socket client package")
+	fs.StringVar(&c.pgURL, "postgres", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL on loopback; a fresh database is created beside this one")
+	fs.StringVar(&c.redisURL, "redis", "redis://127.0.0.1:6379/0", "Redis on loopback")
+	fs.StringVar(&c.command, "command", "make bench", "the command to name in the report")
+	plan := fs.String("plan", defaultPlan, "scenario:levels ...")
+	mixFlag := fs.String("mix", defaultMix, "the blend of the mixed scenario")
+	fs.DurationVar(&c.run.Duration, "d", 10*time.Second, "measured time of a server run")
+	fs.DurationVar(&c.base.Duration, "base-d", 5*time.Second, "measured time of a baseline run")
+	fs.DurationVar(&c.run.Warmup, "warmup", time.Second, "unmeasured warm-up before each run")
+	fs.Int64Var(&c.run.MaxOps, "n", 2_000_000, "most operations measured in one run")
+	fs.IntVar(&c.posts, "posts", 20, "posts published in a sockets run")
+	fs.DurationVar(&c.interval, "interval", 250*time.Millisecond, "between two publishes of a sockets run")
+	fs.DurationVar(&c.deadline, "deadline", 9*time.Minute, "budget from -started (builds included); steps left then are skipped")
+	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
+	c.started = time.Now()
+	if *started > 0 {
+		c.started = time.Unix(*started, 0)
+	}
+	var err error
+	if c.plan, err = parsePlan(*plan); err != nil {
+		return nil, err
+	}
+	if c.mix, err = parseMix(*mixFlag); err != nil {
+		return nil, err
+	}
+	if err := checkLoopbackURL(c.pgURL, "postgres", "postgresql"); err != nil {
+		return nil, err
+	}
+	return c, checkLoopbackURL(c.redisURL, "redis")
+}
+
+// benchMain is "load bench", what make bench runs: a fresh database and
+// Redis namespace, the server and the baseline started, every step of the
+// plan run, BENCHMARKS.md written, everything removed again.
+func benchMain(ctx context.Context, args []string) error {
+	cfg, err := parseBench(args)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithDeadline(ctx, cfg.started.Add(cfg.deadline))
+	defer cancel()
+	if err := os.MkdirAll(cfg.logs, 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove(cfg.results)
+	id := uniqueID()
+	dbName, ns := "actionkit_bench_"+id, "actionkit-bench-"+id
+	dbURL, err := withDatabase(cfg.pgURL, dbName)
+	if err != nil {
+		return err
+	}
+	meta := &Meta{Kind: "meta", Date: time.Now().UTC(), Command: cfg.command, Plan: planString(cfg.plan),
+		Mix: cfg.mix.String(), Duration: cfg.run.Duration.String(), BaseDuration: cfg.base.Duration.String(),
+		Warmup: cfg.run.Warmup.String(), MaxOps: cfg.run.MaxOps, Posts: cfg.posts, Interval: cfg.interval.String()}
+	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
+	defer cleanup(cfg, dbName, ns)
+	secret := randomHex(32)
+	settings := serverSettings(dbURL, cfg.redisURL, ns)
+	meta.Settings = settings
+	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	srv, url, err := startServer(ctx, cfg.server, append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret),
+		filepath.Join(cfg.logs, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := srv.stop(40 * time.Second); err != nil {
+			fmt.Fprintf(os.Stderr, "load: server: %v\n", err)
+		}
+	}()
+	meta.Idle = measureIdle(ctx, url+"/metrics", srv.pid())
+	bl, blURL, err := startBaseline(ctx, append(base, "DATABASE_URL="+dbURL, "ACCESS_TOKEN_SECRET="+secret),
+		filepath.Join(cfg.logs, "baseline.log"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = bl.stop(10 * time.Second) }()
+	fmt.Printf("server %s (pid %d), baseline %s; database %s, namespace %s\n", url, srv.pid(), blURL, dbName, ns)
+	t := &target{base: url, metricsURL: url + "/metrics", pid: srv.pid(), databaseURL: dbURL, setup: newHTTPClient(8),
+		prefix: "load-" + id, mix: cfg.mix}
+	t.pool = newUserPool(t.prefix, url, t.setup)
+	runs := runPlan(ctx, cfg, t, blURL, bl.pid(), &meta.Argon)
+	meta.Machine.LoadAfter = loadAvg()
+	meta.WallSeconds = time.Since(cfg.started).Seconds()
+	if err := appendJSONLine(cfg.results, meta); err != nil {
+		return err
+	}
+	if err := os.WriteFile(cfg.out, []byte(renderMarkdown(meta, runs)), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s and %s in %.0fs\n", cfg.out, cfg.results, meta.WallSeconds)
+	return nil
+}
+
+// runPlan runs every step, each server step preceded by the baselines at
+// its concurrency the first time that level comes up. The Argon2id bound is
+// measured before and after each series of login steps, next to the runs
+// it bounds, on a machine whose speed drifts. A step that fails is recorded
+// with its error and the plan goes on.
+func runPlan(ctx context.Context, cfg *benchConfig, t *target, blURL string, blPID int, argon *ArgonBound) []*Result {
+	var runs []*Result
+	record := func(r *Result) {
+		runs = append(runs, r)
+		printSummary(os.Stdout, r)
+		if err := appendJSONLine(cfg.results, r); err != nil {
+			fmt.Fprintf(os.Stderr, "load: %v\n", err)
+		}
+	}
+	measureBound := func() {
+		if ctx.Err() == nil {
+			m := measureArgon(3 * time.Second)
+			argon.add(m)
+			fmt.Printf("Argon2id bound: %.1f hashes/s (%.1f ms a hash, %d at once)\n", m.PerSec, m.HashMs, m.Workers)
+		}
+	}
+	measuredBase := map[int]bool{}
+	for i, s := range cfg.plan {
+		login := s.Scenario == "login"
+		if login && (i == 0 || cfg.plan[i-1].Scenario != "login") {
+			measureBound()
+		}
+		if ctx.Err() != nil {
+			record(&Result{Kind: "run", Scenario: s.Scenario, Target: "server", Concurrency: s.Concurrency, Error: "skipped: " + ctx.Err().Error()})
+			continue
+		}
+		if s.Scenario != "sockets" && !measuredBase[s.Concurrency] {
+			measuredBase[s.Concurrency] = true
+			for _, name := range []string{"bare", "pk"} {
+				bt := *t
+				bt.pid, bt.metricsURL = blPID, ""
+				r, err := runHTTP(ctx, &bt, blURL, baselineScenario(name), s.Concurrency, cfg.base, true)
+				if r != nil {
+					r.Target = "baseline"
+				}
+				record(orFailed(r, err, step{name, s.Concurrency}))
+			}
+		}
+		record(runStep(ctx, cfg, t, s))
+		if login && (i == len(cfg.plan)-1 || cfg.plan[i+1].Scenario != "login") {
+			measureBound()
+		}
+		time.Sleep(500 * time.Millisecond) // let the server settle between runs
+	}
+	return runs
+}
+
+// runStep runs one step of the plan on the server.
+func runStep(ctx context.Context, cfg *benchConfig, t *target, s step) *Result {
+	if s.Scenario == "sockets" {
+		r, err := runSockets(ctx, t, socketConfig{Clients: s.Concurrency, Posts: cfg.posts, Interval: cfg.interval,
+			Procs: (s.Concurrency + 999) / 1000, Users: 100, NodeDir: cfg.nodeDir,
+			ConnectTimeout: 90 * time.Second, DeliverTimeout: 10 * time.Second})
+		return orFailed(r, err, s)
+	}
+	sc, err := lookupScenario(s.Scenario, t)
+	var r *Result
+	if err == nil {
+		r, err = runHTTP(ctx, t, t.base, sc, s.Concurrency, cfg.run, true)
+	}
+	if r != nil && s.Scenario == "mixed" {
+		r.Mix = t.mix.String()
+	}
+	return orFailed(r, err, s)
+}
+
+// orFailed returns r, or a result recording err.
+func orFailed(r *Result, err error, s step) *Result {
+	if err == nil {
+		return r
+	}
+	target := "server"
+	if s.Scenario == "bare" || s.Scenario == "pk" {
+		target = "baseline"
+	}
+	return &Result{Kind: "run", Scenario: s.Scenario, Target: target, Concurrency: s.Concurrency, Started: time.Now(), Error: err.Error()}
+}
+
+// serverSettings are the server's variables for a bench, but the secret.
+func serverSettings(dbURL, redisURL, ns string) []string {
+	return []string{
+		"APP_ENV=production", "DATABASE_URL=" + dbURL, "REDIS_URL=" + redisURL, "JOBS_NAMESPACE=" + ns,
+		"RATE_LIMIT_MAX=0", "AUTH_RATE_LIMIT_MAX=0", "LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s",
+		"ACCESS_TOKEN_EXPIRES_IN=1h",
+	}
+}
+
+// measureIdle reads the server's footprint after start-up, once it has
+// settled for a few seconds.
+func measureIdle(ctx context.Context, metricsURL string, pid int) Idle {
+	select {
+	case <-time.After(3 * time.Second):
+	case <-ctx.Done():
+	}
+	var idle Idle
+	if values, err := scrape(ctx, newHTTPClient(1), metricsURL); err == nil {
+		idle.RSS = int64(values["process_resident_memory_bytes"])
+		idle.Goroutines = int64(values["go_goroutines"])
+	}
+	if st, err := procStatus(pid); err == nil {
+		idle.VmRSS, idle.VmHWM = st["VmRSS"], st["VmHWM"]
+	}
+	return idle
+}
+
+// cleanup drops the bench's database and deletes its Redis keys; it runs
+// after the server stopped.
+func cleanup(cfg *benchConfig, dbName, ns string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dropDatabase(ctx, cfg.pgURL, dbName); err != nil {
+		fmt.Fprintf(os.Stderr, "load: drop database %s: %v\n", dbName, err)
+	}
+	if n, err := deleteNamespace(cfg.redisURL, ns); err != nil {
+		fmt.Fprintf(os.Stderr, "load: delete Redis keys of %s: %v\n", ns, err)
+	} else {
+		fmt.Printf("dropped database %s; deleted %d Redis keys of %s\n", dbName, n, ns)
+	}
+}
+
+// planString writes steps back as "scenario:level ...".
+func planString(steps []step) string {
+	var parts []string
+	for _, s := range steps {
+		parts = append(parts, fmt.Sprintf("%s:%d", s.Scenario, s.Concurrency))
+	}
+	return strings.Join(parts, " ")
+}
+
+// uniqueID is a time stamp and random hex, usable in database names and
+// Redis namespaces.
+func uniqueID() string { return time.Now().UTC().Format("20060102t150405") + "_" + randomHex(3) }
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

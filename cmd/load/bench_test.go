@@ -1,0 +1,47 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParsePlan(t *testing.T) {
+	got, err := parsePlan(defaultPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 12 || got[0] != (step{"read", 16}) || got[11] != (step{"sockets", 2000}) {
+		t.Errorf("got %v", got)
+	}
+	if s := planString(got); s != "read:16 read:64 read:128 refresh:16 refresh:64 login:8 login:64 publish:16 publish:64 mixed:64 sockets:500 sockets:2000" {
+		t.Errorf("planString = %q", s)
+	}
+	for _, bad := range []string{"", "read", "read:", "read:0", "read:x", "write:4", "read:1,,2", "read:20000"} {
+		if _, err := parsePlan(bad); err == nil {
+			t.Errorf("parsePlan(%q) = nil error, want one", bad)
+		}
+	}
+}
+
+func TestWithDatabase(t *testing.T) {
+	got, err := withDatabase("postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "actionkit_bench_x")
+	if want := "postgres://postgres@127.0.0.1:5432/actionkit_bench_x?sslmode=disable"; err != nil || got != want {
+		t.Errorf("got %q, %v, want %q", got, err, want)
+	}
+}
+
+func TestServerSettings(t *testing.T) {
+	got := strings.Join(serverSettings("postgres://db", "redis://r", "ns"), " ")
+	for _, want := range []string{"APP_ENV=production", "RATE_LIMIT_MAX=0", "AUTH_RATE_LIMIT_MAX=0", "LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "JOBS_NAMESPACE=ns"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("settings %q lack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "SECRET") {
+		t.Errorf("settings %q hold a secret", got)
+	}
+	if ids := []string{uniqueID(), uniqueID()}; ids[0] == ids[1] || !reflect.DeepEqual(len(ids[0]), len(ids[1])) {
+		t.Errorf("uniqueID: %v", ids)
+	}
+}

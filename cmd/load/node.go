@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// installMarker, inside node_modules, holds the SHA-256 of the
+// package-lock.json node_modules was installed from; npm ci removes
+// node_modules first, so a marker never outlives its installation.
+const installMarker = "node_modules/.load-installed"
+
+// ensureNodeModules installs the node_modules of the npm package in dir
+// with npm ci from its committed package-lock.json, unless the marker shows
+// they match it already.
+func ensureNodeModules(dir string) error {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("the sockets scenario needs %s: %w", tool, err)
+		}
+	}
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(lock)
+	want := hex.EncodeToString(sum[:])
+	marker := filepath.Join(dir, installMarker)
+	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
+		return nil
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out.Bytes())
+	}
+	return os.WriteFile(marker, []byte(want), 0o644)
+}
+
+// nodeMsg is one line printed by bench/sockets/feed-load.mjs, or "exit"
+// when the process ended.
+type nodeMsg struct {
+	Proc           int            `json:"-"`
+	Type           string         `json:"type"`
+	Clients        int            `json:"clients"`
+	Connected      int            `json:"connected"`
+	Joined         int            `json:"joined"`
+	Failed         int            `json:"failed"`
+	Errors         map[string]int `json:"errors"`
+	Ms             int64          `json:"ms"`
+	PostID         string         `json:"postId"`
+	At             []float64      `json:"at"`
+	ClientsWithAll int            `json:"clientsWithAll"`
+	Duplicates     int            `json:"duplicates"`
+	Disconnects    int            `json:"disconnects"`
+	Unexpected     int            `json:"unexpected"`
+	Missing        []any          `json:"missing"`
+	Message        string         `json:"message"`
+}
+
+// nodeProc is one node process holding many socket.io clients.
+type nodeProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	exited chan struct{}
+	quit   chan struct{} // closed by close: later lines are dropped
+
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+// Write keeps the first 4 KiB of what node prints on standard error.
+func (p *nodeProc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if room := 4096 - p.stderr.Len(); room > 0 {
+		p.stderr.Write(b[:min(len(b), room)])
+	}
+	return len(b), nil
+}
+
+// stderrText returns what Write kept.
+func (p *nodeProc) stderrText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// startNode runs script in dir with cfg as its first input line, and
+// sends every line it prints, tagged with index, to out.
+func startNode(dir, script string, index int, cfg any, out chan<- nodeMsg) (*nodeProc, error) {
+	p := &nodeProc{cmd: exec.Command("node", script), exited: make(chan struct{}), quit: make(chan struct{})}
+	p.cmd.Dir = dir
+	p.cmd.Stderr = p
+	stdout, err := p.cmd.StdoutPipe()
+	if err == nil {
+		p.stdin, err = p.cmd.StdinPipe()
+	}
+	if err == nil {
+		err = p.cmd.Start()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start node: %w", err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			m := nodeMsg{Type: "invalid", Message: sc.Text()}
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = nodeMsg{Type: "invalid", Message: sc.Text()}
+			}
+			m.Proc = index
+			p.deliver(out, m)
+		}
+		err := p.cmd.Wait()
+		close(p.exited)
+		p.deliver(out, nodeMsg{Proc: index, Type: "exit", Message: fmt.Sprintf("%v: %s", err, p.stderrText())})
+	}()
+	return p, p.send(cfg)
+}
+
+// deliver passes m on, unless the process is being closed.
+func (p *nodeProc) deliver(out chan<- nodeMsg, m nodeMsg) {
+	select {
+	case out <- m:
+	case <-p.quit:
+	}
+}
+
+// send writes v as one input line.
+func (p *nodeProc) send(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = p.stdin.Write(append(line, '\n'))
+	return err
+}
+
+// close asks the process to close its clients and exit, killing it after
+// wait.
+func (p *nodeProc) close(wait time.Duration) {
+	close(p.quit)
+	_ = p.send(map[string]string{"cmd": "close"})
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(wait):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
