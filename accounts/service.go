@@ -71,13 +71,14 @@ type Service struct {
 	RefreshOutcome func(outcome string)
 }
 
-// NewService returns a Service for kind with stores over db.
+// NewService returns a Service for kind with stores over db, their queries
+// prepared on db.
 func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher, refreshTTL time.Duration, log *slog.Logger) *Service {
 	return &Service{
 		Kind:       kind,
 		DB:         db,
-		Accounts:   models.NewAccountStore(kind.Tables),
-		Sessions:   models.NewSessionStore(kind.Tables),
+		Accounts:   models.NewAccountStore(kind.Tables).Prepared(db),
+		Sessions:   models.NewSessionStore(kind.Tables).Prepared(db),
 		Tokens:     tokens,
 		Hasher:     hasher,
 		RefreshTTL: refreshTTL,

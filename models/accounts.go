@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 )
 
 // OwnerTables names the tables of one owner type. Users and admins share the
@@ -83,6 +84,16 @@ const accountColumns = `id, email, password, salt, first_name, last_name, timezo
 type AccountStore struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
 	lockForUpdate, lockBySessionHash, setActive, softDelete           string
+	q                                                                 querier
+}
+
+// Prepared returns a copy of the store whose queries are prepared on pool
+// (and in pool's transactions): see querier.
+func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
+	c := *s
+	c.q = preparedOn(pool, s.create, s.byID, s.byEmail, s.recordLogin, s.setPassword,
+		s.bumpTokenVersion, s.lockForUpdate, s.lockBySessionHash, s.setActive, s.softDelete)
+	return &c
 }
 
 // NewAccountStore returns a store for the accounts in t.Owners. It panics if
@@ -121,7 +132,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 // an active account set it. ErrDuplicate means the e-mail address is taken,
 // compared case-insensitively and including soft-deleted accounts.
 func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
-	row := db.QueryRowxContext(ctx, s.create, a.ID, a.Email, a.Password, a.Salt,
+	row := s.q.rowx(ctx, db, s.create, a.ID, a.Email, a.Password, a.Salt,
 		a.FirstName, a.LastName, a.Timezone, a.Locale, a.IsActive, a.DeletedAt,
 		a.LoginCount, a.LastLoginAt, a.TokenVersion, nullIfZero(a.CreatedAt), nullIfZero(a.UpdatedAt))
 	if err := row.Scan(&a.CreatedAt, &a.UpdatedAt); err != nil {
@@ -134,7 +145,7 @@ func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
 // get runs a query that returns at most one account.
 func (s *AccountStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Account, error) {
 	var a Account
-	if err := db.GetContext(ctx, &a, query, args...); err != nil {
+	if err := s.q.get(ctx, db, &a, query, args...); err != nil {
 		return nil, storeErr(op, err)
 	}
 	a.normalize()
@@ -164,7 +175,7 @@ func (s *AccountStore) RecordLogin(ctx context.Context, db DB, id uuid.UUID, now
 // SetPassword replaces the password hash and salt of the account, or
 // returns ErrNotFound.
 func (s *AccountStore) SetPassword(ctx context.Context, db DB, id uuid.UUID, encoded, salt string, now time.Time) error {
-	return execOne(ctx, db, "set password", s.setPassword, id, encoded, salt, now)
+	return execOne(ctx, s.q, db, "set password", s.setPassword, id, encoded, salt, now)
 }
 
 // BumpTokenVersion increments the account's token version, which makes
@@ -172,7 +183,7 @@ func (s *AccountStore) SetPassword(ctx context.Context, db DB, id uuid.UUID, enc
 // ErrNotFound means no such account.
 func (s *AccountStore) BumpTokenVersion(ctx context.Context, db DB, id uuid.UUID, now time.Time) (int64, error) {
 	var v int64
-	if err := db.GetContext(ctx, &v, s.bumpTokenVersion, id, now); err != nil {
+	if err := s.q.get(ctx, db, &v, s.bumpTokenVersion, id, now); err != nil {
 		return 0, storeErr("bump token version", err)
 	}
 	return v, nil
@@ -195,11 +206,11 @@ func (s *AccountStore) LockBySessionHash(ctx context.Context, db DB, hash string
 
 // SetActive sets the account's is_active flag, or returns ErrNotFound.
 func (s *AccountStore) SetActive(ctx context.Context, db DB, id uuid.UUID, active bool, now time.Time) error {
-	return execOne(ctx, db, "set active", s.setActive, id, active, now)
+	return execOne(ctx, s.q, db, "set active", s.setActive, id, active, now)
 }
 
 // SoftDelete marks the account deleted at now; an account deleted before
 // keeps its first deleted_at. ErrNotFound means no such account.
 func (s *AccountStore) SoftDelete(ctx context.Context, db DB, id uuid.UUID, now time.Time) error {
-	return execOne(ctx, db, "soft delete", s.softDelete, id, now)
+	return execOne(ctx, s.q, db, "soft delete", s.softDelete, id, now)
 }

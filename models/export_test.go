@@ -43,7 +43,7 @@ func (r *TwoStatementRotator) Rotate(ctx context.Context, db DB, oldID uuid.UUID
 	if err := r.sessions.Create(ctx, db, next); err != nil {
 		return err
 	}
-	n, err := execCount(ctx, db, "rotate session", r.update, oldID, now, next.ID)
+	n, err := execCount(ctx, querier{}, db, "rotate session", r.update, oldID, now, next.ID)
 	if err == nil && n == 0 {
 		return ErrConflict
 	}

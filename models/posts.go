@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 )
 
 // Post is a row of posts.
@@ -53,18 +54,25 @@ const (
 	postPublishAny   = postPublish + ` RETURNING ` + postColumns
 )
 
-// PostStore reads and writes posts. The zero value is ready to use.
-type PostStore struct{}
+// PostStore reads and writes posts. The zero value is ready to use; see
+// Prepared.
+type PostStore struct{ q querier }
+
+// Prepared returns the store with its queries prepared on pool (and in
+// pool's transactions): see querier.
+func (ps PostStore) Prepared(pool *sqlx.DB) PostStore {
+	return PostStore{q: preparedOn(pool, postCreate, postByID, postByIDForOwner, postPublishOwned, postPublishAny)}
+}
 
 // Create inserts p with every column as given, including its ID; an empty
 // Status is stored as PostDraft. A zero CreatedAt is filled by the database
 // with now(); a zero UpdatedAt takes the value of CreatedAt; both are set on
 // p from RETURNING.
-func (PostStore) Create(ctx context.Context, db DB, p *Post) error {
+func (ps PostStore) Create(ctx context.Context, db DB, p *Post) error {
 	if p.Status == "" {
 		p.Status = PostDraft
 	}
-	row := db.QueryRowxContext(ctx, postCreate, p.ID, p.UserID, p.Title, p.Body, p.Status,
+	row := ps.q.rowx(ctx, db, postCreate, p.ID, p.UserID, p.Title, p.Body, p.Status,
 		p.PublishedAt, p.Preview, nullIfZero(p.CreatedAt), nullIfZero(p.UpdatedAt))
 	if err := row.Scan(&p.CreatedAt, &p.UpdatedAt); err != nil {
 		return storeErr("create post", err)
@@ -74,9 +82,9 @@ func (PostStore) Create(ctx context.Context, db DB, p *Post) error {
 }
 
 // getPost runs a query that returns at most one post.
-func getPost(ctx context.Context, db DB, op, query string, args ...any) (*Post, error) {
+func (ps PostStore) getPost(ctx context.Context, db DB, op, query string, args ...any) (*Post, error) {
 	var p Post
-	if err := db.GetContext(ctx, &p, query, args...); err != nil {
+	if err := ps.q.get(ctx, db, &p, query, args...); err != nil {
 		return nil, storeErr(op, err)
 	}
 	p.normalize()
@@ -84,15 +92,15 @@ func getPost(ctx context.Context, db DB, op, query string, args ...any) (*Post, 
 }
 
 // ByID returns the post with id, or ErrNotFound.
-func (PostStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Post, error) {
-	return getPost(ctx, db, "post by id", postByID, id)
+func (ps PostStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Post, error) {
+	return ps.getPost(ctx, db, "post by id", postByID, id)
 }
 
 // ByIDForOwner returns the post with id if userID owns it. ErrNotFound means
 // that it does not exist or belongs to someone else; the two are not told
 // apart.
-func (PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) (*Post, error) {
-	return getPost(ctx, db, "post by id for owner", postByIDForOwner, id, userID)
+func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) (*Post, error) {
+	return ps.getPost(ctx, db, "post by id for owner", postByIDForOwner, id, userID)
 }
 
 // Publish publishes the draft id of userID at now, storing preview, and
@@ -101,7 +109,7 @@ func (PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) 
 // published is returned as it is with changed false; a post that does not
 // exist or belongs to someone else is ErrNotFound.
 func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
-	p, err = getPost(ctx, db, "publish post", postPublishOwned, id, now, preview, userID)
+	p, err = ps.getPost(ctx, db, "publish post", postPublishOwned, id, now, preview, userID)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByIDForOwner(ctx, db, id, userID)
 		return p, false, err
@@ -111,7 +119,7 @@ func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, no
 
 // PublishAny is Publish without the owner check, for the background job.
 func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
-	p, err = getPost(ctx, db, "publish post", postPublishAny, id, now, preview)
+	p, err = ps.getPost(ctx, db, "publish post", postPublishAny, id, now, preview)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByID(ctx, db, id)
 		return p, false, err

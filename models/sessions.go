@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 )
 
 // ErrConflict reports that a conditional write found its row changed by
@@ -83,6 +84,16 @@ func (s *Session) State(now time.Time) SessionState {
 // built once by NewSessionStore; it is safe for concurrent use.
 type SessionStore struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
+	q                                                                                 querier
+}
+
+// Prepared returns a copy of the store whose queries are prepared on pool
+// (and in pool's transactions): see querier.
+func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
+	c := *s
+	c.q = preparedOn(pool, s.create, s.byHash, s.byID, s.rotate, s.revoke, s.revokeByHash,
+		s.revokeAll, s.listByOwner, s.purge)
+	return &c
 }
 
 // NewSessionStore returns a store for the sessions in t.Sessions. It panics
@@ -161,7 +172,7 @@ func rotateSQL(table, insertCols string) string {
 // value of CreatedAt; both are set on sess from RETURNING. ErrDuplicate
 // means the refresh-token hash (or the ID) is already in use.
 func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
-	row := db.QueryRowxContext(ctx, s.create, sess.ID, sess.OwnerID, sess.ReplacedBySessionID,
+	row := s.q.rowx(ctx, db, s.create, sess.ID, sess.OwnerID, sess.ReplacedBySessionID,
 		sess.RefreshTokenHash, sess.ExpiresAt, sess.RevokedAt, sess.LastUsedAt, jsonText(sess.UserAgent),
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
 		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt))
@@ -175,7 +186,7 @@ func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 // get runs a query that returns at most one session.
 func (s *SessionStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Session, error) {
 	var sess Session
-	if err := db.GetContext(ctx, &sess, query, args...); err != nil {
+	if err := s.q.get(ctx, db, &sess, query, args...); err != nil {
 		return nil, storeErr(op, err)
 	}
 	sess.normalize()
@@ -207,7 +218,7 @@ func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next 
 	if next.UpdatedAt.IsZero() {
 		next.UpdatedAt = next.CreatedAt
 	}
-	n, err := execCount(ctx, db, "rotate session", s.rotate, oldID,
+	n, err := execCount(ctx, s.q, db, "rotate session", s.rotate, oldID,
 		next.ID, next.OwnerID, next.ReplacedBySessionID, next.RefreshTokenHash, next.ExpiresAt,
 		next.RevokedAt, next.LastUsedAt, jsonText(next.UserAgent), next.IPAddress, next.Client,
 		next.Platform, next.DeletedAt, next.CreatedAt, next.UpdatedAt, now)
@@ -224,14 +235,14 @@ func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next 
 // Revoke sets revoked_at of session id to now if it is not revoked yet and
 // reports whether it did. An unknown id reports false.
 func (s *SessionStore) Revoke(ctx context.Context, db DB, id uuid.UUID, now time.Time) (bool, error) {
-	n, err := execCount(ctx, db, "revoke session", s.revoke, now, id)
+	n, err := execCount(ctx, s.q, db, "revoke session", s.revoke, now, id)
 	return n > 0, err
 }
 
 // RevokeByHash revokes, as Revoke, the session with hash only if it belongs
 // to ownerID; another owner's session is left alone and reports false.
 func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUID, hash string, now time.Time) (bool, error) {
-	n, err := execCount(ctx, db, "revoke session by hash", s.revokeByHash, now, ownerID, hash)
+	n, err := execCount(ctx, s.q, db, "revoke session by hash", s.revokeByHash, now, ownerID, hash)
 	return n > 0, err
 }
 
@@ -241,14 +252,14 @@ func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUI
 // owner before its session, lock the owner first (LockForUpdate or
 // BumpTokenVersion) in the same transaction.
 func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, now time.Time) (int64, error) {
-	return execCount(ctx, db, "revoke all sessions", s.revokeAll, now, ownerID)
+	return execCount(ctx, s.q, db, "revoke all sessions", s.revokeAll, now, ownerID)
 }
 
 // ListByOwner returns every session of ownerID, in any state, ordered by
 // created_at then id.
 func (s *SessionStore) ListByOwner(ctx context.Context, db DB, ownerID uuid.UUID) ([]Session, error) {
 	var list []Session
-	if err := db.SelectContext(ctx, &list, s.listByOwner, ownerID); err != nil {
+	if err := s.q.sel(ctx, db, &list, s.listByOwner, ownerID); err != nil {
 		return nil, storeErr("list sessions", err)
 	}
 	for i := range list {
@@ -273,7 +284,7 @@ func (s *SessionStore) PurgeExpired(ctx context.Context, db DB, before time.Time
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		n, err := execCount(ctx, db, "purge expired sessions", s.purge, before, batch)
+		n, err := execCount(ctx, s.q, db, "purge expired sessions", s.purge, before, batch)
 		total += n
 		if err != nil || n < int64(batch) {
 			return total, err

@@ -25,8 +25,8 @@ func storeErr(op string, err error) error {
 }
 
 // execCount runs a statement and returns the number of rows it touched.
-func execCount(ctx context.Context, db DB, op, query string, args ...any) (int64, error) {
-	res, err := db.ExecContext(ctx, query, args...)
+func execCount(ctx context.Context, q querier, db DB, op, query string, args ...any) (int64, error) {
+	res, err := q.exec(ctx, db, query, args...)
 	if err != nil {
 		return 0, storeErr(op, err)
 	}
@@ -38,8 +38,8 @@ func execCount(ctx context.Context, db DB, op, query string, args ...any) (int64
 }
 
 // execOne runs a statement that must touch a row; none is ErrNotFound.
-func execOne(ctx context.Context, db DB, op, query string, args ...any) error {
-	n, err := execCount(ctx, db, op, query, args...)
+func execOne(ctx context.Context, q querier, db DB, op, query string, args ...any) error {
+	n, err := execCount(ctx, q, db, op, query, args...)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}

@@ -10,6 +10,7 @@ import (
 	v2 "github.com/actionkit/actionkit/actions/v2"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
 )
@@ -40,7 +41,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 func (a *app) postService() *posts.Service {
 	if a.posts == nil {
 		a.posts = &posts.Service{
-			DB: a.db, Emitter: a.emitter, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
+			DB: a.db, Store: models.PostStore{}.Prepared(a.db), Emitter: a.emitter, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
 			Moderate: posts.Moderator{Blocked: a.cfg.ModerationBlocklist}.Check,
 			Now:      a.now, Log: a.log,
 			Published: func(how string) { a.metrics.published.WithLabelValues(how).Inc() },

@@ -65,7 +65,10 @@ func TestWorkerCallTransportFailure(t *testing.T) {
 }
 
 func TestBaselineHandlerWithoutDatabase(t *testing.T) {
-	h := baselineHandler(nil, []byte("0123456789abcdef0123456789abcdef"), "actionkit")
+	h, err := baselineHandler(nil, []byte("0123456789abcdef0123456789abcdef"), "actionkit")
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/bare", nil))
 	if rec.Code != 200 || rec.Body.String() != string(bareBody) {
