@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/actionkit/actionkit/auth"
@@ -31,19 +32,23 @@ type refreshOutcome struct {
 //   - unknown or malformed: nothing changes.
 //
 // Every outcome but the first is ErrInvalidRefresh. The owner row is locked
-// before the session is read, so concurrent refreshes of one token
-// serialise: one rotates, the rest see a replay.
+// as the session is read, so concurrent refreshes of one token serialise:
+// one rotates, the rest see a replay (a session read before the lock was
+// granted is read again when the rotation finds it changed).
 func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, error) {
 	if !auth.WellFormedRefreshToken(raw) {
 		s.outcome("malformed")
 		return nil, ErrInvalidRefresh
 	}
 	hash := auth.HashRefreshToken(raw)
+	if iss, err := s.rotateLive(ctx, hash, o); err == nil || !errors.Is(err, models.ErrNotFound) {
+		return iss, err
+	}
 	var out refreshOutcome
 	var newRaw string
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		out = refreshOutcome{}
-		acc, err := s.Accounts.LockBySessionHash(ctx, tx, hash)
+		acc, sess, err := s.Sessions.LockOwnerAndRead(ctx, tx, hash)
 		if errors.Is(err, models.ErrNotFound) {
 			out.name = "unknown"
 			return nil
@@ -51,12 +56,17 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 		if err != nil {
 			return err
 		}
-		sess, err := s.Sessions.ByHash(ctx, tx, hash)
-		if err != nil {
-			return err
-		}
 		out.account, out.old = acc, sess
 		newRaw, err = s.decide(ctx, tx, &out, o)
+		if errors.Is(err, models.ErrConflict) {
+			// The session was read before the owner's lock was granted and
+			// changed meanwhile (a concurrent rotation, say): read it again,
+			// under the lock, and follow its real transition.
+			if out.old, err = s.Sessions.ByHash(ctx, tx, hash); err != nil {
+				return err
+			}
+			newRaw, err = s.decide(ctx, tx, &out, o)
+		}
 		return err
 	})
 	if err != nil {
@@ -72,6 +82,25 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 		s.notifyRevoked(out.account.ID)
 	}
 	return nil, ErrInvalidRefresh
+}
+
+// rotateLive takes the common case in one statement: a live session of an
+// owner who may authenticate is rotated. Anything else (unknown, expired,
+// revoked, replayed, inactive owner, or a session changed by a concurrent
+// request) is models.ErrNotFound, and Refresh takes the transaction that
+// handles those cases.
+func (s *Service) rotateLive(ctx context.Context, hash string, o Origin) (*Issued, error) {
+	now := s.Now()
+	next, raw, err := s.newSession(uuid.Nil, o, "", "", now)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := s.Sessions.RotateLive(ctx, s.DB, hash, next, now)
+	if err != nil {
+		return nil, err
+	}
+	s.outcome("rotated")
+	return s.issue(acc, next, raw)
 }
 
 // decide applies the transition for the locked owner and its session.

@@ -2,8 +2,12 @@ package models_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/actionkit/actionkit/internal/pgtest"
@@ -110,5 +114,162 @@ func TestPreparedStoresUnderLockContention(t *testing.T) {
 	}
 	if created != 1 {
 		t.Errorf("created %d accounts, want 1", created)
+	}
+}
+
+// TestLockOwnerAndRead reads a session with its owner in one statement,
+// and shows the stale read it can give after waiting for the owner's lock
+// being refused by Rotate.
+func TestLockOwnerAndRead(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx, now := testCtx(t), testNow()
+	sessions := models.NewSessionStore(models.UserTables).Prepared(db)
+	owner := createAccount(t, db, models.UserTables, "lock@x.io")
+	old := createSession(t, db, sessions, newSession(t, owner.ID, now))
+	acc, sess, err := sessions.LockOwnerAndRead(ctx, db, old.RefreshTokenHash)
+	if err != nil || acc.ID != owner.ID || acc.Email != "lock@x.io" || sess.ID != old.ID || sess.OwnerID != owner.ID ||
+		sess.RefreshTokenHash != old.RefreshTokenHash || !sess.ExpiresAt.Equal(old.ExpiresAt) || sess.Client != old.Client {
+		t.Fatalf("got %+v %+v %v", acc, sess, err)
+	}
+	if _, _, err := sessions.LockOwnerAndRead(ctx, db, strings.Repeat("0", 64)); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("unknown hash: got %v, want ErrNotFound", err)
+	}
+	// Rotate in a first transaction while a second waits for the owner.
+	first, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sessions.LockOwnerAndRead(ctx, first, old.RefreshTokenHash); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		sess *models.Session
+		err  error
+		tx   *sqlx.Tx
+	}
+	second := make(chan result, 1)
+	go func() {
+		tx, err := db.BeginTxx(ctx, nil)
+		if err != nil {
+			second <- result{err: err}
+			return
+		}
+		_, s, err := sessions.LockOwnerAndRead(ctx, tx, old.RefreshTokenHash)
+		second <- result{s, err, tx}
+	}()
+	waitForLockWaiter(t, db)
+	if err := sessions.Rotate(ctx, first, old.ID, newSession(t, owner.ID, now), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-second
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.tx.Rollback()
+	if err := sessions.Rotate(ctx, r.tx, old.ID, newSession(t, owner.ID, now), now); !errors.Is(err, models.ErrConflict) {
+		t.Errorf("rotating what the waiter read: got %v, want ErrConflict", err)
+	}
+	fresh, err := sessions.ByHash(ctx, r.tx, old.RefreshTokenHash)
+	if err != nil || fresh.State(now) != models.SessionRotated {
+		t.Errorf("a fresh read: state %v (%v), want rotated", fresh.State(now), err)
+	}
+}
+
+// waitForLockWaiter waits until a session of db waits for a row lock.
+func waitForLockWaiter(t *testing.T, db *sqlx.DB) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		var n int
+		if err := db.Get(&n, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no transaction waited for the lock")
+}
+
+func TestRotateLive(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx, now := testCtx(t), testNow()
+	for _, prepared := range []bool{false, true} {
+		sessions := models.NewSessionStore(models.UserTables)
+		if prepared {
+			sessions = sessions.Prepared(db)
+		}
+		owner := createAccount(t, db, models.UserTables, fmt.Sprintf("live%v@x.io", prepared))
+		old := newSession(t, owner.ID, now)
+		old.Client, old.Platform = "app", "ios"
+		createSession(t, db, sessions, old)
+		next := newSession(t, uuid.Nil, now)
+		acc, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, next, now)
+		if err != nil || acc.ID != owner.ID || next.OwnerID != owner.ID || next.Client != "app" || next.Platform != "ios" {
+			t.Fatalf("RotateLive = %+v, %+v, %v", acc, next, err)
+		}
+		rotated, _ := sessions.ByID(ctx, db, old.ID)
+		stored, _ := sessions.ByID(ctx, db, next.ID)
+		if rotated.State(now) != models.SessionRotated || *rotated.ReplacedBySessionID != next.ID || stored.State(now) != models.SessionActive ||
+			stored.Client != "app" || stored.RefreshTokenHash != next.RefreshTokenHash || string(stored.UserAgent) != string(next.UserAgent) {
+			t.Errorf("old %+v, new %+v", rotated, stored)
+		}
+		// Not live any more, expired, or an inactive owner: nothing changes.
+		if _, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("a rotated session: got %v, want ErrNotFound", err)
+		}
+		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), next.ExpiresAt); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("an expired session: got %v, want ErrNotFound", err)
+		}
+		accounts := models.NewAccountStore(models.UserTables)
+		if err := accounts.SetActive(ctx, db, owner.ID, false, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("an inactive owner: got %v, want ErrNotFound", err)
+		}
+		if _, err := sessions.RotateLive(ctx, db, strings.Repeat("1", 64), newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("an unknown hash: got %v, want ErrNotFound", err)
+		}
+		list, _ := sessions.ListByOwner(ctx, db, owner.ID)
+		if len(list) != 2 {
+			t.Errorf("%d sessions, want 2: a refused rotation inserts nothing", len(list))
+		}
+	}
+}
+
+// TestRotateLiveRaces: 20 rotations of one session at once make exactly
+// one successor; the others change nothing.
+func TestRotateLiveRaces(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	db.SetMaxOpenConns(20)
+	ctx, now := testCtx(t), testNow()
+	sessions := models.NewSessionStore(models.UserTables).Prepared(db)
+	owner := createAccount(t, db, models.UserTables, "race@x.io")
+	old := createSession(t, db, sessions, newSession(t, owner.ID, now))
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		go func() {
+			_, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now)
+			errs <- err
+		}()
+	}
+	ok := 0
+	for i := 0; i < 20; i++ {
+		if err := <-errs; err == nil {
+			ok++
+		} else if !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("got %v", err)
+		}
+	}
+	list, _ := sessions.ListByOwner(ctx, db, owner.ID)
+	if ok != 1 || len(list) != 2 {
+		t.Errorf("%d rotations succeeded and %d sessions exist; want 1 and 2", ok, len(list))
 	}
 }

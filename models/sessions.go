@@ -84,6 +84,7 @@ func (s *Session) State(now time.Time) SessionState {
 // built once by NewSessionStore; it is safe for concurrent use.
 type SessionStore struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
+	lockOwnerAndRead, rotateLive                                                      string
 	q                                                                                 querier
 }
 
@@ -92,7 +93,7 @@ type SessionStore struct {
 func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
 	c := *s
 	c.q = preparedOn(pool, s.create, s.byHash, s.byID, s.rotate, s.revoke, s.revokeByHash,
-		s.revokeAll, s.listByOwner, s.purge)
+		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive)
 	return &c
 }
 
@@ -121,6 +122,8 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 		// two purgers share the work instead of queueing behind each other.
 		purge: `DELETE FROM ` + t.Sessions + ` WHERE id IN (SELECT id FROM ` + t.Sessions + `
 			WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+		lockOwnerAndRead: lockOwnerAndReadSQL(t, rest),
+		rotateLive:       rotateLiveSQL(t),
 	}
 }
 

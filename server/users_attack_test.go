@@ -234,3 +234,28 @@ func TestHashingBusy(t *testing.T) {
 	}
 	s.client().call(http.MethodGet, "/health", nil).want(t, 200, "")
 }
+
+// TestRefreshRacingLogoutAll: whatever order a refresh and a logout-all of
+// one user run in, no live session may survive the logout-all (a rotation
+// must not slip a successor past it).
+func TestRefreshRacingLogoutAll(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	for i := 0; i < 25; i++ {
+		u := register(t, s.client(), "app")
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); refreshWith(s.client(), http.MethodPost, u.refresh) }()
+		go func() {
+			defer wg.Done()
+			s.client().call(http.MethodPost, "/v1/users/logoutall", nil, u.auth()...).want(t, 200, "")
+		}()
+		wg.Wait()
+		for _, row := range sessionsOf(t, db, u.id) {
+			if !row.Revoked {
+				t.Fatalf("round %d: session %s is live after a logout-all", i, row.ID)
+			}
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// lockOwnerAndReadSQL reads a session and its owner and locks the owner's
+// row only. The session columns are aliased "s.<column>" for sqlx.
+func lockOwnerAndReadSQL(t OwnerTables, rest string) string {
+	cols := []string{"id", t.OwnerColumn + ":owner_id"}
+	for _, c := range strings.Split(rest, ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	aliased := make([]string, len(cols))
+	for i, c := range cols {
+		name, alias, ok := strings.Cut(c, ":")
+		if !ok {
+			alias = name
+		}
+		aliased[i] = `s.` + name + ` AS "s.` + alias + `"`
+	}
+	return `SELECT ` + prefixedAccountColumns() + `, ` + strings.Join(aliased, ", ") + `
+		FROM ` + t.Owners + ` o JOIN ` + t.Sessions + ` s ON s.` + t.OwnerColumn + ` = o.id
+		WHERE s.refresh_token_hash = $1 FOR NO KEY UPDATE OF o`
+}
+
+// OwnerAndSession is what LockOwnerAndRead returns.
+type OwnerAndSession struct {
+	Account
+	Session Session `db:"s"`
+}
+
+// LockOwnerAndRead reads, in one statement, the session whose
+// refresh_token_hash is hash and its owner, and locks the owner's row (FOR
+// NO KEY UPDATE) until the transaction ends; ErrNotFound means no session
+// has that hash. Only the owner row is locked, so the lock order of every
+// session change (owner first, then sessions) holds. When the statement
+// had to wait for the owner's lock, the session columns may predate what
+// the lock holder changed: Rotate's own check refuses such a stale
+// session with ErrConflict, and the caller reads it again with ByHash.
+func (s *SessionStore) LockOwnerAndRead(ctx context.Context, db DB, hash string) (*Account, *Session, error) {
+	var row OwnerAndSession
+	if err := s.q.get(ctx, db, &row, s.lockOwnerAndRead, hash); err != nil {
+		return nil, nil, storeErr("lock owner and read session", err)
+	}
+	row.Account.normalize()
+	row.Session.normalize()
+	return &row.Account, &row.Session, nil
+}
+
+// prefixed lists the account columns as "o.<column>".
+func prefixedAccountColumns() string {
+	var cols []string
+	for _, c := range strings.Split(accountColumns, ",") {
+		cols = append(cols, "o."+strings.TrimSpace(c))
+	}
+	return strings.Join(cols, ", ")
+}
+
+// rotateLiveSQL is the rotation of the common case in one statement. Its
+// CTEs lock the owner's row first (old joins owner, so owner is read and
+// locked before old), then the session's, which keeps the lock order of
+// every other session change. A session that is not live when its lock is
+// granted (rotated, revoked or expired meanwhile) drops out of old, and
+// nothing is inserted or updated: the statement then returns no row.
+func rotateLiveSQL(t OwnerTables) string {
+	return `WITH o AS (
+		SELECT ` + accountColumns + ` FROM ` + t.Owners + `
+		WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + ` WHERE refresh_token_hash = $1)
+		FOR NO KEY UPDATE
+	), old AS (
+		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform
+		FROM ` + t.Sessions + ` s JOIN o ON o.id = s.` + t.OwnerColumn + `
+		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
+			AND o.is_active AND o.deleted_at IS NULL
+		FOR NO KEY UPDATE OF s
+	), ins AS (
+		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
+			user_agent, ip_address, client, platform, created_at, updated_at)
+		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2 FROM old
+		RETURNING id, client, platform
+	), upd AS (
+		UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = ins.id,
+			last_used_at = $2, updated_at = $2
+		FROM ins, old WHERE ` + t.Sessions + `.id = old.id
+		RETURNING ` + t.Sessions + `.id
+	)
+	SELECT ` + prefixedAccountColumns() + `, ins.client AS next_client, ins.platform AS next_platform
+	FROM o CROSS JOIN ins WHERE EXISTS (SELECT 1 FROM upd)`
+}
+
+// rotatedRow is what rotateLiveSQL returns.
+type rotatedRow struct {
+	Account
+	NextClient   string `db:"next_client"`
+	NextPlatform string `db:"next_platform"`
+}
+
+// RotateLive rotates, in one statement outside any transaction, the
+// session whose refresh_token_hash is hash if it is live (not revoked, not
+// expired) and its owner may authenticate (active, not soft-deleted): next
+// is inserted with the old session's owner, client and platform, and the
+// old session becomes rotated. Next's ID, RefreshTokenHash, ExpiresAt,
+// UserAgent and IPAddress come from the caller; the rest is filled in.
+// ErrNotFound means nothing changed because the session is unknown or not
+// live, or its owner may not authenticate: the caller then takes the
+// transaction that handles those cases (replays included).
+func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next *Session, now time.Time) (*Account, error) {
+	var row rotatedRow
+	err := s.q.get(ctx, db, &row, s.rotateLive, hash, now, next.ID, next.RefreshTokenHash, next.ExpiresAt,
+		jsonText(next.UserAgent), next.IPAddress)
+	if err != nil {
+		return nil, storeErr("rotate live session", err)
+	}
+	row.Account.normalize()
+	next.OwnerID, next.Client, next.Platform = row.ID, row.NextClient, row.NextPlatform
+	next.CreatedAt, next.UpdatedAt, next.RevokedAt, next.LastUsedAt, next.ReplacedBySessionID = now, now, nil, nil, nil
+	return &row.Account, nil
+}
