@@ -48,9 +48,10 @@ const (
 		RETURNING created_at, updated_at`
 	postByID         = postSelect + ` WHERE id = $1`
 	postByIDForOwner = postSelect + ` WHERE id = $1 AND user_id = $2`
-	postPublish      = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2, preview = $3
+	postPublish      = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2,
+		preview = post_preview(title, body)
 		WHERE id = $1 AND status = 'draft'`
-	postPublishOwned = postPublish + ` AND user_id = $4 RETURNING ` + postColumns
+	postPublishOwned = postPublish + ` AND user_id = $3 RETURNING ` + postColumns
 	postPublishAny   = postPublish + ` RETURNING ` + postColumns
 )
 
@@ -103,13 +104,14 @@ func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUI
 	return ps.getPost(ctx, db, "post by id for owner", postByIDForOwner, id, userID)
 }
 
-// Publish publishes the draft id of userID at now, storing preview, and
-// returns it with changed true. The change is one conditional UPDATE, so of concurrent
+// Publish publishes the draft id of userID at now, storing its preview
+// (the post_preview function of migration 0003), and returns it with
+// changed true. The change is one conditional UPDATE, so of concurrent
 // calls exactly one reports changed. A post of userID that is already
 // published is returned as it is with changed false; a post that does not
 // exist or belongs to someone else is ErrNotFound.
-func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postPublishOwned, id, now, preview, userID)
+func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
+	p, err = ps.getPost(ctx, db, "publish post", postPublishOwned, id, now, userID)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByIDForOwner(ctx, db, id, userID)
 		return p, false, err
@@ -118,8 +120,8 @@ func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, no
 }
 
 // PublishAny is Publish without the owner check, for the background job.
-func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time, preview string) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postPublishAny, id, now, preview)
+func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
+	p, err = ps.getPost(ctx, db, "publish post", postPublishAny, id, now)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByID(ctx, db, id)
 		return p, false, err

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,21 +58,21 @@ func TestPublish(t *testing.T) {
 	stranger := createAccount(t, db, models.UserTables, "stranger@x.io")
 	p := createPost(t, db, owner, "t")
 
-	_, _, err := store.Publish(ctx, db, p.ID, stranger.ID, now, "")
+	_, _, err := store.Publish(ctx, db, p.ID, stranger.ID, now)
 	wantErr(t, "Publish by a stranger", err, models.ErrNotFound)
-	_, _, err = store.Publish(ctx, db, newID(t), owner.ID, now, "")
+	_, _, err = store.Publish(ctx, db, newID(t), owner.ID, now)
 	wantErr(t, "Publish of an absent post", err, models.ErrNotFound)
 
-	got, changed, err := store.Publish(ctx, db, p.ID, owner.ID, now, "")
+	got, changed, err := store.Publish(ctx, db, p.ID, owner.ID, now)
 	if err != nil || !changed || got.Status != models.PostPublished || got.PublishedAt == nil ||
 		!got.PublishedAt.Equal(now) || !got.UpdatedAt.Equal(now) {
 		t.Fatalf("first Publish: got %+v, %v, %v, want published at %v, changed", got, changed, err, now)
 	}
-	again, changed, err := store.Publish(ctx, db, p.ID, owner.ID, now.Add(time.Hour), "")
+	again, changed, err := store.Publish(ctx, db, p.ID, owner.ID, now.Add(time.Hour))
 	if err != nil || changed || !reflect.DeepEqual(again, got) {
 		t.Errorf("second Publish: got %+v, %v, %v, want %+v unchanged", again, changed, err, got)
 	}
-	_, _, err = store.Publish(ctx, db, p.ID, stranger.ID, now, "")
+	_, _, err = store.Publish(ctx, db, p.ID, stranger.ID, now)
 	wantErr(t, "Publish of a published post by a stranger", err, models.ErrNotFound)
 }
 
@@ -84,7 +85,7 @@ func TestPublishConcurrent(t *testing.T) {
 	p := createPost(t, db, owner, "t")
 	changed := make([]bool, n)
 	errs := make([]error, n)
-	race(n, func(i int) { _, changed[i], errs[i] = store.Publish(testCtx(t), db, p.ID, owner.ID, now, "") })
+	race(n, func(i int) { _, changed[i], errs[i] = store.Publish(testCtx(t), db, p.ID, owner.ID, now) })
 	var got int
 	for i := range n {
 		if errs[i] != nil {
@@ -105,13 +106,41 @@ func TestPublishAny(t *testing.T) {
 	ctx, store, now := testCtx(t), models.PostStore{}, testNow()
 	owner := createAccount(t, db, models.UserTables, "author@x.io")
 	p := createPost(t, db, owner, "t")
-	got, changed, err := store.PublishAny(ctx, db, p.ID, now, "excerpt")
-	if err != nil || !changed || got.Status != models.PostPublished || !got.PublishedAt.Equal(now) || got.Preview != "excerpt" {
+	got, changed, err := store.PublishAny(ctx, db, p.ID, now)
+	if err != nil || !changed || got.Status != models.PostPublished || !got.PublishedAt.Equal(now) || got.Preview != "t" {
 		t.Fatalf("PublishAny: got %+v, %v, %v, want published with its preview, changed", got, changed, err)
 	}
-	if _, changed, err := store.PublishAny(ctx, db, p.ID, now.Add(time.Hour), ""); err != nil || changed {
+	if _, changed, err := store.PublishAny(ctx, db, p.ID, now.Add(time.Hour)); err != nil || changed {
 		t.Errorf("second PublishAny: got changed %v, %v, want false, nil", changed, err)
 	}
-	_, _, err = store.PublishAny(ctx, db, newID(t), now, "")
+	_, _, err = store.PublishAny(ctx, db, newID(t), now)
 	wantErr(t, "PublishAny of an absent post", err, models.ErrNotFound)
+}
+
+// TestPostPreview checks the post_preview function that publishing stores.
+func TestPostPreview(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	long := strings.Repeat("word ", 100)
+	for _, tc := range []struct{ name, title, body, want string }{
+		{"body collapsed", "T", " a \n\t b  ", "a b"},
+		{"title when no body", "  The   title ", "", "The title"},
+		{"title when the body is blank", "T", " \n ", "T"},
+		{"short body kept", "T", "Short and sweet.", "Short and sweet."},
+		{"cut at a word with an ellipsis", "T", long, strings.TrimSpace(strings.Repeat("word ", 31)) + "…"},
+		{"cut at the last space past the 80th character", "T", strings.Repeat("x", 100) + " " + strings.Repeat("y", 100), strings.Repeat("x", 100) + "…"},
+		{"cut mid-word when no space is late enough", "T", strings.Repeat("x", 50) + " " + strings.Repeat("y", 150), strings.Repeat("x", 50) + " " + strings.Repeat("y", 108) + "…"},
+		{"trailing punctuation dropped", "T", strings.Repeat("ab, ", 60), strings.TrimSuffix(strings.Repeat("ab, ", 39), ", ") + "…"},
+		{"unicode counted in characters", "T", strings.Repeat("é", 200), strings.Repeat("é", 159) + "…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			if err := db.Get(&got, `SELECT post_preview($1, $2)`, tc.title, tc.body); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("post_preview = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

@@ -73,7 +73,7 @@ func TestPreparedStores(t *testing.T) {
 	if err := posts.Create(ctx, db, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, changed, err := posts.Publish(ctx, db, p.ID, owner.ID, now, "x"); err != nil || !changed {
+	if _, changed, err := posts.Publish(ctx, db, p.ID, owner.ID, now); err != nil || !changed {
 		t.Errorf("Publish = %v, %v", changed, err)
 	}
 }

@@ -1,5 +1,6 @@
 // Package posts publishes posts: directly, or through a background job
-// that first runs a moderation check and writes a preview.
+// that first runs a moderation check. Either way the publish stores the
+// post's preview (computed by the database, see models.PostStore.Publish).
 //
 // Publishing is one conditional UPDATE, so however many requests or job
 // runs race on one draft, exactly one of them flips it to published, and

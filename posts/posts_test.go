@@ -174,19 +174,3 @@ func TestModerator(t *testing.T) {
 		})
 	}
 }
-
-func TestPreview(t *testing.T) {
-	long := strings.Repeat("word ", 100)
-	for _, tc := range []struct{ name, title, body, want string }{
-		{"body collapsed", "T", " a \n\t b  ", "a b"},
-		{"title when no body", "  The   title ", "", "The title"},
-		{"cut at a word with an ellipsis", "T", long, strings.TrimSpace(strings.Repeat("word ", 31)) + "…"},
-		{"unicode counted in characters", "T", strings.Repeat("é", 200), strings.Repeat("é", 159) + "…"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Preview(tc.title, tc.body); got != tc.want {
-				t.Errorf("Preview = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}

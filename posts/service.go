@@ -54,15 +54,11 @@ func (s *Service) Create(ctx context.Context, owner uuid.UUID, title, body strin
 	return p, nil
 }
 
-// Publish publishes owner's draft id now and emits POST_PUBLISHED after
-// the commit. A post already published is returned unchanged and emits
-// nothing.
+// Publish publishes owner's draft id now, in one statement that also
+// stores its preview, and emits POST_PUBLISHED after the commit. A post
+// already published is returned unchanged and emits nothing.
 func (s *Service) Publish(ctx context.Context, owner, id uuid.UUID) (*models.Post, error) {
-	p, err := s.Store.ByIDForOwner(ctx, s.DB, id, owner)
-	if err != nil {
-		return nil, notFound(err)
-	}
-	p, changed, err := s.Store.Publish(ctx, s.DB, id, owner, s.Now(), Preview(p.Title, p.Body))
+	p, changed, err := s.Store.Publish(ctx, s.DB, id, owner, s.Now())
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -85,8 +81,8 @@ func (s *Service) PublishLater(ctx context.Context, owner, id uuid.UUID) (string
 	return jobID, nil
 }
 
-// RunPublishJob is the background publish: moderation, preview, the
-// conditional update, then the event. A post that is gone, already
+// RunPublishJob is the background publish: moderation, then the
+// conditional update that also writes the preview, then the event. A post that is gone, already
 // published or refused by moderation ends the job without a retry.
 func (s *Service) RunPublishJob(ctx context.Context, id uuid.UUID) error {
 	p, err := s.Store.ByID(ctx, s.DB, id)
@@ -106,7 +102,7 @@ func (s *Service) RunPublishJob(ctx context.Context, id uuid.UUID) error {
 			return nil
 		}
 	}
-	p, changed, err := s.Store.PublishAny(ctx, s.DB, id, s.Now(), Preview(p.Title, p.Body))
+	p, changed, err := s.Store.PublishAny(ctx, s.DB, id, s.Now())
 	if err != nil {
 		return err
 	}
