@@ -3,50 +3,24 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/npmpkg"
 )
 
-// installMarker, inside node_modules, holds the SHA-256 of the
-// package-lock.json node_modules was installed from; npm ci removes
-// node_modules first, so a marker never outlives its installation.
-const installMarker = "node_modules/.load-installed"
-
 // ensureNodeModules installs the node_modules of the npm package in dir
-// with npm ci from its committed package-lock.json, unless the marker shows
-// they match it already.
+// with npm ci from its committed package-lock.json, unless they match it
+// already.
 func ensureNodeModules(dir string) error {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("the sockets scenario needs %s: %w", tool, err)
-		}
+	if err := npmpkg.Install(dir); err != nil {
+		return fmt.Errorf("the sockets scenario: %w", err)
 	}
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(lock)
-	want := hex.EncodeToString(sum[:])
-	marker := filepath.Join(dir, installMarker)
-	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
-		return nil
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out.Bytes())
-	}
-	return os.WriteFile(marker, []byte(want), 0o644)
+	return nil
 }
 
 // nodeMsg is one line printed by bench/sockets/feed-load.mjs, or "exit"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sockettest
+package npmpkg
 
 // withFileLock runs fn. Without flock, test processes of several packages
 // might install node_modules at once; run them with -p 1 on such systems.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sockettest
+package npmpkg
 
 import (
 	"os"
