@@ -83,7 +83,7 @@ const accountColumns = `id, email, password, salt, first_name, last_name, timezo
 // built once by NewAccountStore; it is safe for concurrent use.
 type AccountStore struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
-	lockForUpdate, lockBySessionHash, setActive, softDelete           string
+	lockForUpdate, setActive, softDelete                              string
 	q                                                                 querier
 }
 
@@ -92,7 +92,7 @@ type AccountStore struct {
 func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
 	c := *s
 	c.q = preparedOn(pool, s.create, s.byID, s.byEmail, s.recordLogin, s.setPassword,
-		s.bumpTokenVersion, s.lockForUpdate, s.lockBySessionHash, s.setActive, s.softDelete)
+		s.bumpTokenVersion, s.lockForUpdate, s.setActive, s.softDelete)
 	return &c
 }
 
@@ -116,12 +116,8 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		setPassword:      upd + `password = $2, salt = $3, updated_at = $4 WHERE id = $1`,
 		bumpTokenVersion: upd + `token_version = token_version + 1, updated_at = $2 WHERE id = $1 RETURNING token_version`,
 		lockForUpdate:    sel + ` WHERE id = $1 FOR NO KEY UPDATE`,
-		// The locking clause applies to the owners row only, not to the
-		// session read in the sub-select.
-		lockBySessionHash: sel + ` WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + `
-			WHERE refresh_token_hash = $1) FOR NO KEY UPDATE`,
-		setActive:  upd + `is_active = $2, updated_at = $3 WHERE id = $1`,
-		softDelete: upd + `deleted_at = COALESCE(deleted_at, $2), updated_at = $2 WHERE id = $1`,
+		setActive:        upd + `is_active = $2, updated_at = $3 WHERE id = $1`,
+		softDelete:       upd + `deleted_at = COALESCE(deleted_at, $2), updated_at = $2 WHERE id = $1`,
 	}
 }
 
@@ -194,14 +190,6 @@ func (s *AccountStore) BumpTokenVersion(ctx context.Context, db DB, id uuid.UUID
 // ends with the statement. ErrNotFound means no such account.
 func (s *AccountStore) LockForUpdate(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
 	return s.get(ctx, db, "lock account", s.lockForUpdate, id)
-}
-
-// LockBySessionHash reads and locks (FOR NO KEY UPDATE), in one statement,
-// the owner of the session whose refresh_token_hash is hash. ErrNotFound
-// means that no session has that hash. Locking the owner first serializes
-// every refresh of one owner.
-func (s *AccountStore) LockBySessionHash(ctx context.Context, db DB, hash string) (*Account, error) {
-	return s.get(ctx, db, "lock account by session", s.lockBySessionHash, hash)
 }
 
 // SetActive sets the account's is_active flag, or returns ErrNotFound.

@@ -93,7 +93,6 @@ func TestAccountNotFound(t *testing.T) {
 		{"SetPassword", func() error { return store.SetPassword(ctx, db, id, "e", "s", now) }},
 		{"BumpTokenVersion", func() error { _, err := store.BumpTokenVersion(ctx, db, id, now); return err }},
 		{"LockForUpdate", func() error { _, err := store.LockForUpdate(ctx, db, id); return err }},
-		{"LockBySessionHash", func() error { _, err := store.LockBySessionHash(ctx, db, strings.Repeat("a", 64)); return err }},
 		{"SetActive", func() error { return store.SetActive(ctx, db, id, false, now) }},
 		{"SoftDelete", func() error { return store.SoftDelete(ctx, db, id, now) }},
 	}
@@ -190,42 +189,43 @@ func TestAccountUpdates(t *testing.T) {
 	}
 }
 
-func TestLockBySessionHash(t *testing.T) {
+func TestLockOwnerAndReadBothOwnerTypes(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	for _, tables := range ownerTables {
 		t.Run(tables.Owners, func(t *testing.T) {
 			ctx, now := testCtx(t), testNow()
-			store, sessions := models.NewAccountStore(tables), models.NewSessionStore(tables)
+			sessions := models.NewSessionStore(tables)
 			a := createAccount(t, db, tables, "lock@x.io")
 			createAccount(t, db, tables, "other@x.io")
 			sess := createSession(t, db, sessions, newSession(t, a.ID, now))
-			got, err := store.LockBySessionHash(ctx, db, sess.RefreshTokenHash)
-			if err != nil || got.ID != a.ID || got.Email != a.Email {
-				t.Errorf("LockBySessionHash: got %+v, %v, want account %s", got, err, a.ID)
+			got, gotSess, err := sessions.LockOwnerAndRead(ctx, db, sess.RefreshTokenHash)
+			if err != nil || got.ID != a.ID || got.Email != a.Email || gotSess.ID != sess.ID {
+				t.Errorf("LockOwnerAndRead: got %+v, %+v, %v, want account %s", got, gotSess, err, a.ID)
 			}
-			_, err = store.LockBySessionHash(ctx, db, randomHex(t, 32))
-			wantErr(t, "LockBySessionHash of an unknown hash", err, models.ErrNotFound)
+			_, _, err = sessions.LockOwnerAndRead(ctx, db, randomHex(t, 32))
+			wantErr(t, "LockOwnerAndRead of an unknown hash", err, models.ErrNotFound)
 		})
 	}
 }
 
-// TestLockBySessionHashHoldsLock shows that the row lock taken by
-// LockBySessionHash holds until commit: another transaction's LockForUpdate
+// TestLockOwnerAndReadHoldsLock shows that the owner row lock taken by
+// LockOwnerAndRead holds until commit: another transaction's LockForUpdate
 // cannot get it before the deadline, and one that waits returns only after
 // the commit, with the committed change.
-func TestLockBySessionHashHoldsLock(t *testing.T) {
+func TestLockOwnerAndReadHoldsLock(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t) // 4 connections: tx1, tx2, the observer
 	ctx, now := testCtx(t), testNow()
 	store := models.NewAccountStore(models.UserTables)
 	a := createAccount(t, db, models.UserTables, "held@x.io")
-	sess := createSession(t, db, models.NewSessionStore(models.UserTables), newSession(t, a.ID, now))
+	sessions := models.NewSessionStore(models.UserTables)
+	sess := createSession(t, db, sessions, newSession(t, a.ID, now))
 
 	tx1 := db.MustBeginTx(ctx, nil)
 	defer tx1.Rollback()
-	if _, err := store.LockBySessionHash(ctx, tx1, sess.RefreshTokenHash); err != nil {
-		t.Fatalf("LockBySessionHash: %v", err)
+	if _, _, err := sessions.LockOwnerAndRead(ctx, tx1, sess.RefreshTokenHash); err != nil {
+		t.Fatalf("LockOwnerAndRead: %v", err)
 	}
 
 	// 1. While tx1 holds the row, a second transaction cannot lock it.
@@ -314,7 +314,7 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 	}{
 		{"ByEmail", accounts.ByEmailSQL(), "U42@X.io", []string{"Index Scan using users_email_lower_key"}},
 		{"ByHash", sessions.ByHashSQL(), hash, []string{"Index Scan using user_sessions_refresh_token_hash_key"}},
-		{"LockBySessionHash", accounts.LockBySessionHashSQL(), hash,
+		{"LockOwnerAndRead", sessions.LockOwnerAndReadSQL(), hash,
 			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_refresh_token_hash_key"}},
 	}
 	for _, tt := range tests {

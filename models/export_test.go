@@ -10,8 +10,8 @@ import (
 // ByEmailSQL exposes the SQL of ByEmail for EXPLAIN tests.
 func (s *AccountStore) ByEmailSQL() string { return s.byEmail }
 
-// LockBySessionHashSQL exposes the SQL of LockBySessionHash for EXPLAIN tests.
-func (s *AccountStore) LockBySessionHashSQL() string { return s.lockBySessionHash }
+// LockOwnerAndReadSQL exposes the SQL of LockOwnerAndRead for EXPLAIN tests.
+func (s *SessionStore) LockOwnerAndReadSQL() string { return s.lockOwnerAndRead }
 
 // ByHashSQL exposes the SQL of ByHash for EXPLAIN tests.
 func (s *SessionStore) ByHashSQL() string { return s.byHash }

@@ -44,10 +44,10 @@ func TestPreparedStores(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		next := newSession(t, owner.ID, now)
 		err := models.Transact(ctx, db, func(tx *sqlx.Tx) error {
-			if _, err := accounts.LockBySessionHash(ctx, tx, old.RefreshTokenHash); err != nil {
+			if _, err := accounts.LockForUpdate(ctx, tx, owner.ID); err != nil {
 				return err
 			}
-			if _, err := sessions.ByHash(ctx, tx, old.RefreshTokenHash); err != nil {
+			if _, _, err := sessions.LockOwnerAndRead(ctx, tx, old.RefreshTokenHash); err != nil {
 				return err
 			}
 			return sessions.Rotate(ctx, tx, old.ID, next, now)

@@ -36,11 +36,7 @@ func (r *refresher) refresh(b *testing.B, hash string) (string, error) {
 	ctx, now := b.Context(), testNow()
 	var next *models.Session
 	err := models.Transact(ctx, r.db, func(tx *sqlx.Tx) error {
-		owner, err := r.accounts.LockBySessionHash(ctx, tx, hash)
-		if err != nil {
-			return err
-		}
-		old, err := r.sessions.ByHash(ctx, tx, hash)
+		owner, old, err := r.sessions.LockOwnerAndRead(ctx, tx, hash)
 		if err != nil {
 			return err
 		}

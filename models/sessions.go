@@ -140,7 +140,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 //
 // Measured against the two-statement form (INSERT, then UPDATE ... WHERE
 // revoked_at IS NULL; kept in export_test.go for BenchmarkRotate). One
-// refresh = BEGIN + LockBySessionHash + ByHash + Rotate + COMMIT, PostgreSQL
+// refresh = BEGIN + lock the owner + ByHash + Rotate + COMMIT, PostgreSQL
 // 15 on this 2-core VM (loopback round trip about 0.18 ms, fdatasync
 // about 0.24 ms; the machine was shared, load average 1.3 to 5.5), medians
 // of 12 interleaved 1 s runs:
