@@ -1,9 +1,6 @@
 package framework
 
-import (
-	"net/http"
-	"net/url"
-)
+import "net/http"
 
 const (
 	corsMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
@@ -40,5 +37,3 @@ func (f *Framework) handleCORS(w http.ResponseWriter, r *http.Request) bool {
 	w.WriteHeader(http.StatusNoContent)
 	return true
 }
-
-func urlUnescape(s string) (string, error) { return url.QueryUnescape(s) }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -210,7 +211,7 @@ func redactQuery(raw string) string {
 	for i, p := range parts {
 		key, _, hasVal := strings.Cut(p, "=")
 		name := strings.ToLower(key)
-		if un, err := urlUnescape(key); err == nil {
+		if un, err := url.QueryUnescape(key); err == nil {
 			name = strings.ToLower(un)
 		}
 		for _, s := range sensitiveParams {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,15 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pb33f/libopenapi"
-	validator "github.com/pb33f/libopenapi-validator"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/internal/openapitest"
 )
 
 // appActions registers the server's actions on a framework built like the
@@ -88,7 +84,7 @@ func TestOpenAPIDocumentsEveryAction(t *testing.T) {
 	if h := c.call(http.MethodHead, "/openapi.json", nil); h.Status != 200 || h.Raw != "" {
 		t.Errorf("HEAD: got %d with %d bytes", h.Status, len(h.Raw))
 	}
-	validateOpenAPI(t, []byte(r.Raw))
+	openapitest.Validate(t, []byte(r.Raw))
 	doc := map[string]any(r.Body)
 	actions := appActions(t, env)
 	if len(actions) < 13 {
@@ -221,7 +217,7 @@ func TestOpenAPIDescribesRealAnswers(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t), "api")
 	c := s.client()
-	v := newValidator(t, []byte(c.call(http.MethodGet, "/openapi.json", nil).Raw))
+	v := openapitest.NewValidator(t, []byte(c.call(http.MethodGet, "/openapi.json", nil).Raw))
 	check := func(method, path string, r *apiResponse, status int) {
 		t.Helper()
 		if r.Status != status {
@@ -253,58 +249,4 @@ func TestOpenAPIDescribesRealAnswers(t *testing.T) {
 	check(http.MethodDelete, "/v1/admins/logout", s.client().call(http.MethodDelete, "/v1/admins/logout", nil), 401)
 	check(http.MethodGet, "/health", c.call(http.MethodGet, "/health", nil), 200)
 	check(http.MethodGet, "/ready", c.call(http.MethodGet, "/ready", nil), 200)
-}
-
-func newValidator(t testing.TB, raw []byte) validator.Validator {
-	t.Helper()
-	doc, err := libopenapi.NewDocument(raw)
-	if err != nil {
-		t.Fatalf("parse the document: %v", err)
-	}
-	v, errs := validator.NewValidator(doc)
-	if len(errs) > 0 {
-		t.Fatalf("build the validator: %v", errs)
-	}
-	return v
-}
-
-// validateOpenAPI fails t unless raw is a valid OpenAPI 3.1 document (by
-// the OpenAPI Initiative's JSON Schema, through libopenapi-validator) whose
-// every Schema Object is valid JSON Schema 2020-12 with resolvable refs.
-func validateOpenAPI(t testing.TB, raw []byte) {
-	t.Helper()
-	if ok, errs := newValidator(t, raw).ValidateDocument(); !ok {
-		for _, e := range errs {
-			t.Errorf("document: %s", e.Error())
-		}
-		t.FailNow()
-	}
-	tree, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	const base = "mem:///openapi.json"
-	if err := c.AddResource(base, tree); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(at string, v any)
-	walk = func(at string, v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, sub := range v {
-				p := at + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-				if k != "schema" && at != "/components/schemas" {
-					walk(p, sub)
-				} else if _, err := c.Compile(base + "#" + p); err != nil {
-					t.Errorf("schema at %s: %v", p, err)
-				}
-			}
-		case []any:
-			for i, sub := range v {
-				walk(at+"/"+strconv.Itoa(i), sub)
-			}
-		}
-	}
-	walk("", tree)
 }
