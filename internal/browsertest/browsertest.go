@@ -48,6 +48,9 @@ type Message struct {
 	Msg   string  `json:"msg,omitempty"`
 	Error string  `json:"error,omitempty"`
 	Ms    float64 `json:"ms,omitempty"`
+	// Pages describes every open tab when a run fails: its URL, state,
+	// feed status and last console lines.
+	Pages []map[string]any `json:"pages,omitempty"`
 }
 
 // Results are the result messages of a run, by name.
@@ -209,7 +212,8 @@ func (r *runner) handle(m Message) bool {
 			t.Fatalf("browsertest: answer checkpoint %s: %v", m.Name, err)
 		}
 	case "fail":
-		t.Fatalf("browsertest: %s failed: %s", r.scenario, m.Error)
+		pages, _ := json.MarshalIndent(m.Pages, "", "  ")
+		t.Fatalf("browsertest: %s failed: %s\nopen tabs: %s", r.scenario, m.Error, pages)
 	case "done":
 		t.Logf("browsertest: %s took %.1fs in the browser", r.scenario, m.Ms/1000)
 		return true

@@ -87,8 +87,10 @@ class Harness {
     const page = blank ?? (await this.ctx.newPage());
     page.__used = true;
     page.on("pageerror", (err) => this.problems.push(`page error: ${err.message}`));
+    page.__log = [];
     page.on("console", (m) => {
       if (/Content.Security.Policy|Refused to/i.test(m.text())) this.problems.push(`CSP: ${m.text()}`);
+      page.__log = [...page.__log.slice(-19), `${m.type()}: ${m.text()}`];
     });
     await page.goto(this.base + pathname);
     return page;
@@ -149,6 +151,24 @@ class Harness {
   }
 }
 
+/** describePages reports what each open tab shows, to explain a failure. */
+async function describePages(ctx) {
+  const out = [];
+  for (const page of ctx.pages()) {
+    const state = await page.evaluate(() => {
+      const feed = document.getElementById("feed-status");
+      const ak = globalThis.actionkit;
+      return {
+        state: document.body?.dataset.state,
+        feed: feed ? { text: feed.textContent, ...feed.dataset } : null,
+        loggedIn: ak?.loggedIn ?? null,
+      };
+    }).catch((err) => ({ error: String(err) }));
+    out.push({ url: page.url(), ...state, console: page.__log ?? [] });
+  }
+  return out;
+}
+
 async function main() {
   const [name] = process.argv.slice(2);
   const scenario = scenarios[name];
@@ -174,7 +194,7 @@ async function main() {
     failure = err;
     // Report before closing the browser: evaluations still pending in its
     // pages reject when it closes.
-    emit({ type: "fail", error: String(err?.stack ?? err) });
+    emit({ type: "fail", error: String(err?.stack ?? err), pages: await describePages(ctx) });
     process.on("unhandledRejection", () => {});
   } finally {
     await ctx.close().catch(() => {});

@@ -103,6 +103,8 @@ export const scenarios = {
     await h.settled(a);
     const { userId } = await h.register(a);
     const b = await h.open();
+    let polls = 0; // the socket connects over websocket first: no long-polling request
+    b.on("request", (r) => { if (r.url().includes("/socket.io/") && r.url().includes("transport=polling")) polls++; });
     const live = () => document.getElementById("feed-status").dataset.transport === "websocket"
       && document.getElementById("feed-status").dataset.live === "yes";
     await b.waitForFunction(live);
@@ -117,6 +119,7 @@ export const scenarios = {
       const li = [...document.querySelectorAll("#feed-list li")].find((x) => x.querySelector("strong").textContent === t);
       return { postId: li.dataset.postId, transport: document.getElementById("feed-status").dataset.transport };
     }, title);
-    h.result("feed", { userId, title, ...item });
+    h.check(polls === 0, `tab B made ${polls} socket.io polling requests; websocket comes first`);
+    h.result("feed", { userId, title, polls, ...item });
   },
 };

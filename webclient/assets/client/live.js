@@ -5,6 +5,9 @@ import { io } from "./socket.io.esm.min.js";
 /** How long a join or leave waits for the server's acknowledgement. */
 const ACK_TIMEOUT_MS = 5_000;
 
+/** How long to wait before asking again for a join that timed out. */
+const JOIN_RETRY_MS = 1_000;
+
 /**
  * LiveSocket is a socket.io connection authenticated with the client's
  * access token. Each (re)connection sends the newest token, and the rooms
@@ -34,6 +37,10 @@ export class LiveSocket extends EventTarget {
     this.#client = client;
     for (const room of rooms) this.#rooms.add(room);
     const opts = {
+      // WebSocket first, long-polling only when it fails: no upgrade step
+      // that a slow network (or server) can leave stuck on polling, and no
+      // need for sticky sessions unless the fallback is taken.
+      transports: ["websocket", "polling"],
       ...options,
       autoConnect: false,
       auth: (cb) => cb({ token: (this.#used = client.token) }),
@@ -120,8 +127,15 @@ export class LiveSocket extends EventTarget {
     this.#socket.disconnect();
   }
 
+  /** Joins room, asking again while the acknowledgement times out and the
+   * socket is still connected and still wants the room. */
   async #join(room) {
-    const ack = await this.#ack("join", room);
+    let ack = await this.#ack("join", room);
+    while (ack?.error === "TIMEOUT" && this.#socket.connected && this.#rooms.has(room) && !this.#closed) {
+      await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
+      if (!this.#socket.connected) break; // the next connection joins again
+      ack = await this.#ack("join", room);
+    }
     this.dispatchEvent(new CustomEvent("joined", { detail: { room, ack } }));
     return ack;
   }
