@@ -2,17 +2,17 @@
 GO ?= go
 FUZZTIME ?= 15s
 
-.PHONY: run test build services vet fuzz clean bench
+.PHONY: run test build services browser vet fuzz clean bench
 
 ## run: start PostgreSQL and Redis if needed, then the server (all roles)
 run: services
 	$(GO) run ./server
 
 ## test: go vet, then every test with the race detector, then a short fuzz run
-test: services
+test: services browser
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
-	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) ./framework
+	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) ./framework/fuzz
 
 ## build: the server as one binary
 build:
@@ -25,6 +25,10 @@ bench: services
 
 services:
 	@bash scripts/services.sh
+
+## browser: Debian's Chromium for the browser tests (only make test needs it)
+browser:
+	@bash scripts/services.sh --browser
 
 clean:
 	rm -rf bin

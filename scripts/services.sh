@@ -3,8 +3,8 @@
 # (127.0.0.1:5432 and 127.0.0.1:6379), starting them when they are
 # installed but stopped, and installing them from Debian's packages when
 # they are missing. Safe to run again: it does nothing when both are up.
-# It also installs Debian's Chromium, which the web client's browser tests
-# drive, when it is missing.
+# With --browser it also installs Debian's Chromium, which only the web
+# client's browser tests drive (make test asks for it; make run does not).
 set -euo pipefail
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -63,4 +63,6 @@ ensure_chromium() {
 
 ensure_postgres
 ensure_redis
-ensure_chromium
+if [ "${1:-}" = --browser ]; then
+	ensure_chromium
+fi
