@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"hash/maphash"
 	"sync"
 	"time"
 )
@@ -15,6 +16,8 @@ const verifiedCacheSize = 8192
 // owner's token version is not cached: the authenticator still loads it
 // on every request, so revocation stays immediate.
 type verifiedCache struct {
+	seed   maphash.Seed
+	once   sync.Once
 	shards [16]cacheShard
 }
 
@@ -23,9 +26,13 @@ type cacheShard struct {
 	m  map[string]Claims
 }
 
+// shard picks a token's shard from a seeded hash of the whole token. (The
+// last character alone carries only 4 bits of the signature, and spreads
+// tokens over fewer than the 16 shards; the seed keeps a client from aiming
+// many tokens at one shard.)
 func (c *verifiedCache) shard(token string) *cacheShard {
-	// The last characters are the signature: uniformly random.
-	return &c.shards[token[len(token)-1]&15]
+	c.once.Do(func() { c.seed = maphash.MakeSeed() })
+	return &c.shards[maphash.String(c.seed, token)%uint64(len(c.shards))]
 }
 
 // get returns the claims of a verified token still valid at now.

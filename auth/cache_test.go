@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,20 @@ func TestVerifiedCache(t *testing.T) {
 			t.Errorf("got %v, want ErrInvalidToken", err)
 		}
 	})
+	t.Run("a non-canonical spelling of the same token is refused", func(t *testing.T) {
+		// The signature's last base64url character carries 4 bits and 2
+		// unused ones; setting an unused bit leaves the decoded bytes
+		// unchanged, so only strict decoding tells the twin apart.
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		last := strings.IndexByte(alphabet, tok[len(tok)-1])
+		if last < 0 || last&3 != 0 {
+			t.Fatalf("last character %q is not canonical base64url", tok[len(tok)-1])
+		}
+		twin := tok[:len(tok)-1] + string(alphabet[last|1])
+		if _, err := tokens.Parse("user", twin); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("got %v, want ErrInvalidToken", err)
+		}
+	})
 	t.Run("expiry is checked on every hit", func(t *testing.T) {
 		clock = now.Add(time.Minute + ClockSkew)
 		defer func() { clock = now }()
@@ -71,4 +86,30 @@ func TestVerifiedCache(t *testing.T) {
 			t.Errorf("%d entries, limit %d", total, verifiedCacheSize)
 		}
 	})
+}
+
+// Real tokens spread over every shard (keyed on the last character, 5 of
+// the 16 shards were never used).
+func TestVerifiedCacheUsesEveryShard(t *testing.T) {
+	tokens, err := NewTokens([]byte("a cache test secret of at least 32 bytes"), "", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1600
+	for i := 0; i < n; i++ {
+		tok, _, err := tokens.Issue("user", uuid.Must(uuid.NewV7()), int64(i), action.Web)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tokens.Parse("user", tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range tokens.cache.shards {
+		// 100 expected per shard; fewer than 40 is vanishingly unlikely
+		// for a uniform hash.
+		if got := len(tokens.cache.shards[i].m); got < 40 {
+			t.Errorf("shard %d holds %d of %d tokens", i, got, n)
+		}
+	}
 }

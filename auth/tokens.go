@@ -111,6 +111,10 @@ func (t *Tokens) init() error {
 			jwt.WithIssuedAt(),
 			jwt.WithLeeway(ClockSkew),
 			jwt.WithTimeFunc(t.Now),
+			// Canonical base64url only: a token whose last character
+			// differs in the unused low bits decodes to the same bytes, and
+			// would otherwise be a second valid spelling of one token.
+			jwt.WithStrictDecoding(),
 		)
 	})
 	return t.initErr
