@@ -217,28 +217,11 @@ func (g *openAPIGen) structSchema(t reflect.Type, body bool) Schema {
 }
 
 func (g *openAPIGen) addFields(t reflect.Type, props Schema, required *[]string) {
-	var embedded []reflect.Type
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
+	for _, f := range jsonFields(t) {
+		if _, dup := props[f.name]; dup {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
-		ft := sf.Type
-		if sf.Anonymous && name == "" {
-			if et := derefType(ft); et.Kind() == reflect.Struct {
-				embedded = append(embedded, et)
-				continue
-			}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		name = orDefault(name, sf.Name)
-		if _, dup := props[name]; dup {
-			continue
-		}
+		ft, opts := f.typ, f.opts
 		omit := hasOpt(opts, "omitzero") || hasOpt(opts, "omitempty") && ft.Kind() != reflect.Struct
 		var fs Schema
 		switch {
@@ -251,13 +234,10 @@ func (g *openAPIGen) addFields(t reflect.Type, props Schema, required *[]string)
 		default:
 			fs = g.typeSchema(ft)
 		}
-		props[name] = fs
+		props[f.name] = fs
 		if !omit {
-			*required = append(*required, name)
+			*required = append(*required, f.name)
 		}
-	}
-	for _, et := range embedded {
-		g.addFields(et, props, required)
 	}
 }
 

@@ -88,7 +88,7 @@ func TestOpenAPITypeSchemas(t *testing.T) {
 		{"recursive", schemaTree{}, `{"$ref":"#/components/schemas/schemaTree"}`,
 			`{"properties":{"kids":{"items":{"anyOf":[{"$ref":"#/components/schemas/schemaTree"},{"type":"null"}]},"type":["array","null"]}},"required":["kids"],"type":"object"}`},
 		{"embedded", schemaEmbeds{}, `{"$ref":"#/components/schemas/schemaEmbeds"}`,
-			`{"properties":{"Plain":{"type":"boolean"},"id":{"type":"string"},"shade":{"type":"integer"}},"required":["shade","Plain","id"],"type":"object"}`},
+			`{"properties":{"Plain":{"type":"boolean"},"id":{"type":"string"},"shade":{"type":"integer"}},"required":["id","shade","Plain"],"type":"object"}`},
 		{"options", schemaOptions{}, `{"$ref":"#/components/schemas/schemaOptions"}`,
 			`{"properties":{"count":{"type":"string"},"labels":{"additionalProperties":{"type":"string"},"type":["object","null"]},` +
 				`"leaf":` + leafRef + `,"list":{"items":{"type":"integer"},"type":"array"},"ptr":{"type":"string"},` +

@@ -92,40 +92,11 @@ func checkResult(name string, t reflect.Type) {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("framework: %s: result %v must be a struct", name, t))
 	}
-	for _, key := range jsonKeys(t) {
-		if key == "status" || key == "success" {
-			panic(fmt.Sprintf("framework: %s: result %v may not declare %q", name, t, key))
+	for _, f := range jsonFields(t) {
+		if strings.EqualFold(f.name, "status") || strings.EqualFold(f.name, "success") {
+			panic(fmt.Sprintf("framework: %s: result %v may not declare %q", name, t, f.name))
 		}
 	}
-}
-
-// jsonKeys lists the top-level keys encoding/json writes for struct t.
-func jsonKeys(t reflect.Type) []string {
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := sf.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			keys = append(keys, jsonKeys(ft)...)
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		keys = append(keys, strings.ToLower(name))
-	}
-	return keys
 }
 
 // route serves one action.
