@@ -11,6 +11,7 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/internal/openapitest"
 )
 
 // opsOwner is a user action for app clients whose result may answer 202.
@@ -46,29 +47,6 @@ func (opsLoggedOut) Run(context.Context, *action.Request, *struct{}) (*toyResult
 	return &toyResult{}, nil
 }
 
-// at walks a decoded JSON document along keys (array indexes as ints).
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			s, _ := v.([]any)
-			if k >= len(s) {
-				return nil
-			}
-			v = s[k]
-		}
-	}
-	return v
-}
-
-func keysOf(v any) []string {
-	m, _ := v.(map[string]any)
-	return sortedKeys(m)
-}
-
 func TestOpenAPIOperations(t *testing.T) {
 	doc := generate(t, func(f *framework.Framework) {
 		framework.Register(f, opsOwner{})
@@ -83,9 +61,9 @@ func TestOpenAPIOperations(t *testing.T) {
 		}}},
 	})
 	ids := map[string]bool{}
-	for _, path := range keysOf(doc["paths"]) {
-		for _, m := range keysOf(at(doc, "paths", path)) {
-			id, _ := at(doc, "paths", path, m, "operationId").(string)
+	for _, path := range openapitest.Keys(doc["paths"]) {
+		for _, m := range openapitest.Keys(openapitest.At(doc, "paths", path)) {
+			id, _ := openapitest.At(doc, "paths", path, m, "operationId").(string)
 			if id == "" || ids[id] {
 				t.Errorf("%s %s: operationId %q is empty or taken", m, path, id)
 			}
@@ -100,60 +78,60 @@ func TestOpenAPIOperations(t *testing.T) {
 		{"/v1/things/out", "V1Out", `[]`, []string{"200", "400", "401", "429", "500", "503"}},
 		{"/v1/greet", "V1Greet", `[]`, []string{"200", "400", "429", "500"}},
 	} {
-		if got := keysOf(at(doc, "paths", tc.path)); !slices.Equal(got, []string{"delete", "get", "head", "patch", "post", "put"}) {
+		if got := openapitest.Keys(openapitest.At(doc, "paths", tc.path)); !slices.Equal(got, openapitest.Operations) {
 			t.Errorf("%s: methods %v", tc.path, got)
 		}
-		for _, m := range []string{"get", "head", "post", "put", "patch", "delete"} {
-			op := at(doc, "paths", tc.path, m)
+		for _, m := range openapitest.Operations {
+			op := openapitest.At(doc, "paths", tc.path, m)
 			want := tc.name
 			if m != "post" {
 				want += "_" + m
 			}
-			if got := at(op, "operationId"); got != want {
+			if got := openapitest.At(op, "operationId"); got != want {
 				t.Errorf("%s %s: operationId %v, want %s", m, tc.path, got, want)
 			}
-			if got := asJSON(t, at(op, "security")); got != tc.security {
+			if got := asJSON(t, openapitest.At(op, "security")); got != tc.security {
 				t.Errorf("%s %s: security %s, want %s", m, tc.path, got, tc.security)
 			}
-			if got := keysOf(at(op, "responses")); !slices.Equal(got, tc.responses) {
+			if got := openapitest.Keys(openapitest.At(op, "responses")); !slices.Equal(got, tc.responses) {
 				t.Errorf("%s %s: responses %v, want %v", m, tc.path, got, tc.responses)
 			}
-			_, hasBody := at(op, "requestBody").(map[string]any)
+			_, hasBody := openapitest.At(op, "requestBody").(map[string]any)
 			if body := m != "get" && m != "head" && tc.name != "V1Out"; hasBody != body {
 				t.Errorf("%s %s: requestBody %v, want %v", m, tc.path, hasBody, body)
 			}
 			for _, st := range tc.responses {
-				if content := at(op, "responses", st, "content"); (m == "head") != (content == nil && at(op, "responses", st, "$ref") == nil) {
+				if content := openapitest.At(op, "responses", st, "content"); (m == "head") != (content == nil && openapitest.At(op, "responses", st, "$ref") == nil) {
 					t.Errorf("%s %s: response %s has content %v", m, tc.path, st, content)
 				}
 			}
 		}
 	}
 	for name, owner := range map[string]string{"jwt-user": "user", "jwt-admin": "admin"} {
-		s := at(doc, "components", "securitySchemes", name)
-		if at(s, "type") != "apiKey" || at(s, "in") != "header" || at(s, "name") != "Authorization" ||
-			!strings.Contains(at(s, "description").(string), `"jwt-`+owner+` <token>"`) {
+		s := openapitest.At(doc, "components", "securitySchemes", name)
+		if openapitest.At(s, "type") != "apiKey" || openapitest.At(s, "in") != "header" || openapitest.At(s, "name") != "Authorization" ||
+			!strings.Contains(openapitest.At(s, "description").(string), `"jwt-`+owner+` <token>"`) {
 			t.Errorf("security scheme %s: %s", name, asJSON(t, s))
 		}
 	}
-	grouped := at(doc, "components", "responses", "V1Owner.400", "content", "application/json", "schema", "allOf", 1, "properties")
+	grouped := openapitest.At(doc, "components", "responses", "V1Owner.400", "content", "application/json", "schema", "allOf", 1, "properties")
 	if got := asJSON(t, grouped); got != `{"error":{"enum":["BAD_REQUEST_INVALID_ARGUMENTS","USER_BAD_REQUEST_USER_ALREADY_EXISTS"]},"status":{"const":400}}` {
 		t.Errorf("grouped 400: %s", got)
 	}
-	if got := at(doc, "paths", "/v1/things/own", "get", "responses", "400", "$ref"); got != "#/components/responses/V1Owner.400" {
+	if got := openapitest.At(doc, "paths", "/v1/things/own", "get", "responses", "400", "$ref"); got != "#/components/responses/V1Owner.400" {
 		t.Errorf("400 of V1Owner_get: %v", got)
 	}
 	for _, code := range []string{"SERVICE_BUSY", "TOO_MANY_REQUESTS"} {
-		if at(doc, "components", "responses", code, "headers", "Retry-After") == nil {
+		if openapitest.At(doc, "components", "responses", code, "headers", "Retry-After") == nil {
 			t.Errorf("%s has no Retry-After header", code)
 		}
 	}
-	if d := at(doc, "paths", "/v1/things/own", "get", "description").(string); !strings.Contains(d, "client of type app") {
+	if d := openapitest.At(doc, "paths", "/v1/things/own", "get", "description").(string); !strings.Contains(d, "client of type app") {
 		t.Errorf("V1Owner_get description: %s", d)
 	}
-	health := at(doc, "paths", "/health")
-	if got := keysOf(health); !slices.Equal(got, []string{"get", "head"}) || at(health, "get", "operationId") != "health" ||
-		at(health, "head", "operationId") != "health_head" || at(health, "get", "responses", "503", "$ref") != "#/components/responses/SERVICE_UNAVAILABLE" {
+	health := openapitest.At(doc, "paths", "/health")
+	if got := openapitest.Keys(health); !slices.Equal(got, []string{"get", "head"}) || openapitest.At(health, "get", "operationId") != "health" ||
+		openapitest.At(health, "head", "operationId") != "health_head" || openapitest.At(health, "get", "responses", "503", "$ref") != "#/components/responses/SERVICE_UNAVAILABLE" {
 		t.Errorf("/health: %s", asJSON(t, health))
 	}
 }

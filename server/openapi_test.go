@@ -38,32 +38,14 @@ func appActions(t testing.TB, env map[string]string) []framework.Descriptor {
 	return fw.Actions()
 }
 
-// at walks a decoded JSON document along keys (array indexes as ints).
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			s, _ := v.([]any)
-			if k >= len(s) {
-				return nil
-			}
-			v = s[k]
-		}
-	}
-	return v
-}
-
 // documentedCodes lists the error codes a response documents, following
 // its reference to a shared response.
 func documentedCodes(doc, resp any) []string {
-	if ref, ok := at(resp, "$ref").(string); ok {
-		resp = at(doc, "components", "responses", strings.TrimPrefix(ref, "#/components/responses/"))
+	if ref, ok := openapitest.At(resp, "$ref").(string); ok {
+		resp = openapitest.At(doc, "components", "responses", strings.TrimPrefix(ref, "#/components/responses/"))
 	}
 	var ids []string
-	for _, id := range at(resp, "content", "application/json", "schema", "allOf", 1, "properties", "error", "enum").([]any) {
+	for _, id := range openapitest.At(resp, "content", "application/json", "schema", "allOf", 1, "properties", "error", "enum").([]any) {
 		ids = append(ids, id.(string))
 	}
 	return ids
@@ -99,20 +81,20 @@ func TestOpenAPIDocumentsEveryAction(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/health", "/ready", "/metrics", "/openapi.json"} {
-		if at(doc, "paths", path, "get", "responses", "200") == nil {
+		if openapitest.At(doc, "paths", path, "get", "responses", "200") == nil {
 			t.Errorf("%s is not documented", path)
 		}
 	}
-	publish := at(doc, "paths", "/v1/posts/publish", "post", "responses")
-	if at(publish, "200") == nil || at(publish, "202") == nil {
-		t.Errorf("V1Publish documents %v, want 200 and 202", keys(publish))
+	publish := openapitest.At(doc, "paths", "/v1/posts/publish", "post", "responses")
+	if openapitest.At(publish, "200") == nil || openapitest.At(publish, "202") == nil {
+		t.Errorf("V1Publish documents %v, want 200 and 202", openapitest.Keys(publish))
 	}
-	register := at(doc, "components", "schemas", "V1RegisterArguments", "properties")
+	register := openapitest.At(doc, "components", "schemas", "V1RegisterArguments", "properties")
 	for name, want := range map[string]string{
 		"password": `{"format":"password","maxLength":128,"minLength":12,"type":"string"}`,
 		"email":    `{"format":"email","maxLength":254,"type":"string"}`,
 	} {
-		for _, schema := range []any{at(register, name), queryParam(doc, "/v1/users/register", name)} {
+		for _, schema := range []any{openapitest.At(register, name), queryParam(doc, "/v1/users/register", name)} {
 			got := schema.(map[string]any)
 			delete(got, "description")
 			if raw, _ := json.Marshal(got); string(raw) != want {
@@ -120,20 +102,20 @@ func TestOpenAPIDocumentsEveryAction(t *testing.T) {
 			}
 		}
 	}
-	if req := at(doc, "components", "schemas", "V1RegisterArguments", "required"); !slices.Equal(toStrings(req), []string{"email", "password"}) {
+	if req := openapitest.At(doc, "components", "schemas", "V1RegisterArguments", "required"); !slices.Equal(toStrings(req), []string{"email", "password"}) {
 		t.Errorf("V1Register requires %v", req)
 	}
 }
 
 func checkActionDocumented(t *testing.T, doc map[string]any, d framework.Descriptor) {
-	item := at(doc, "paths", d.Spec.Path)
-	if got := keys(item); !slices.Equal(got, []string{"delete", "get", "head", "patch", "post", "put"}) {
+	item := openapitest.At(doc, "paths", d.Spec.Path)
+	if got := openapitest.Keys(item); !slices.Equal(got, openapitest.Operations) {
 		t.Fatalf("%s has methods %v", d.Spec.Path, got)
 	}
 	security := "[]"
 	if d.Spec.Auth.Kind == action.KindOwner {
 		security = `[{"` + d.Spec.Auth.Owner.Scheme() + `":[]}]`
-		if at(doc, "components", "securitySchemes", d.Spec.Auth.Owner.Scheme(), "name") != "Authorization" {
+		if openapitest.At(doc, "components", "securitySchemes", d.Spec.Auth.Owner.Scheme(), "name") != "Authorization" {
 			t.Errorf("no security scheme %s", d.Spec.Auth.Owner.Scheme())
 		}
 	}
@@ -145,26 +127,26 @@ func checkActionDocumented(t *testing.T, doc map[string]any, d framework.Descrip
 		codes[401] = append(codes[401], errorcodes.Unauthorized.ID)
 	}
 	for _, m := range framework.Methods {
-		op := at(item, strings.ToLower(m))
+		op := openapitest.At(item, strings.ToLower(m))
 		id := d.Spec.Name
 		if m != http.MethodPost {
 			id += "_" + strings.ToLower(m)
 		}
-		if at(op, "operationId") != id || at(op, "summary") != d.Spec.Summary || d.Spec.Summary == "" {
-			t.Errorf("%s: operationId %v, summary %v", m, at(op, "operationId"), at(op, "summary"))
+		if openapitest.At(op, "operationId") != id || openapitest.At(op, "summary") != d.Spec.Summary || d.Spec.Summary == "" {
+			t.Errorf("%s: operationId %v, summary %v", m, openapitest.At(op, "operationId"), openapitest.At(op, "summary"))
 		}
-		if raw, _ := json.Marshal(at(op, "security")); string(raw) != security {
+		if raw, _ := json.Marshal(openapitest.At(op, "security")); string(raw) != security {
 			t.Errorf("%s: security %s, want %s", m, raw, security)
 		}
 		success := strconv.Itoa(max(d.Spec.Status, 200))
-		if at(op, "responses", success) == nil {
+		if openapitest.At(op, "responses", success) == nil {
 			t.Errorf("%s: no %s response", m, success)
 		}
 		if m == http.MethodHead {
 			continue
 		}
 		for status, ids := range codes {
-			got := documentedCodes(doc, at(op, "responses", strconv.Itoa(status)))
+			got := documentedCodes(doc, openapitest.At(op, "responses", strconv.Itoa(status)))
 			for _, id := range ids {
 				if !slices.Contains(got, id) {
 					t.Errorf("%s: %d documents %v, missing %s", m, status, got, id)
@@ -183,23 +165,13 @@ func checkActionDocumented(t *testing.T, doc map[string]any, d framework.Descrip
 
 // queryParam returns the schema of the GET query parameter name of path.
 func queryParam(doc map[string]any, path, name string) any {
-	params, _ := at(doc, "paths", path, "get", "parameters").([]any)
+	params, _ := openapitest.At(doc, "paths", path, "get", "parameters").([]any)
 	for _, p := range params {
-		if at(p, "in") == "query" && at(p, "name") == name {
-			return at(p, "schema")
+		if openapitest.At(p, "in") == "query" && openapitest.At(p, "name") == name {
+			return openapitest.At(p, "schema")
 		}
 	}
 	return nil
-}
-
-func keys(v any) []string {
-	m, _ := v.(map[string]any)
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func toStrings(v any) []string {

@@ -5,6 +5,7 @@ package openapitest
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,4 +84,40 @@ func SchemaPointers(at string, v any) []string {
 		}
 	}
 	return out
+}
+
+// Operations lists, sorted, the operations every action's path item must
+// have: the methods CONTRACT.md §5 says an action answers, written here
+// once as the tests' independent expectation.
+var Operations = []string{"delete", "get", "head", "patch", "post", "put"}
+
+// At walks a decoded JSON document along keys (array indexes as ints); a
+// missing step gives nil.
+func At(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			s, _ := v.([]any)
+			if k < 0 || k >= len(s) {
+				return nil
+			}
+			v = s[k]
+		}
+	}
+	return v
+}
+
+// Keys lists the keys of a decoded JSON object, sorted (none for anything
+// else).
+func Keys(v any) []string {
+	m, _ := v.(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
