@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/sockettest"
+
+	"github.com/actionkit/actionkit/internal/testenv"
 )
 
 // DefaultTimeout bounds a scenario run when Options.Timeout is zero.
@@ -65,10 +67,7 @@ func Chromium(t testing.TB) string {
 		path = "/usr/bin/chromium"
 	}
 	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("browsertest: no Chromium at %s (install Debian's chromium package): %v", path, err)
-		}
-		t.Skipf("browsertest: no Chromium at %s: %v", path, err)
+		testenv.Missing(t, "browsertest: Chromium at "+path, err, "install Debian's chromium package, or set CHROMIUM")
 	}
 	return path
 }

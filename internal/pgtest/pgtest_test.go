@@ -3,9 +3,7 @@ package pgtest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +12,8 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/actionkit/actionkit/models"
+
+	"github.com/actionkit/actionkit/internal/testenv"
 )
 
 // currentDatabase returns the name of the database db is connected to.
@@ -186,25 +186,6 @@ func BenchmarkNewDSN(b *testing.B) {
 	}
 }
 
-// recorder stands in for a test to observe Skipf and Fatalf, which end the
-// calling goroutine like the real ones.
-type recorder struct {
-	testing.TB
-	skipped, fatal string
-}
-
-func (r *recorder) Helper() {}
-
-func (r *recorder) Skipf(format string, args ...any) {
-	r.skipped = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.fatal = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
 func TestRequire(t *testing.T) {
 	down := errors.New("connection refused")
 	tests := []struct {
@@ -222,18 +203,12 @@ func TestRequire(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("CI", tt.ci)
-			r := &recorder{TB: t}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				tt.s.require(r)
-			}()
-			<-done
-			if got := r.skipped != ""; got != tt.wantSkip {
-				t.Errorf("skipped: got %v (%q), want %v", got, r.skipped, tt.wantSkip)
+			skipped, fatal := testenv.Record(t, func(tb testing.TB) { tt.s.require(tb) })
+			if got := skipped != ""; got != tt.wantSkip {
+				t.Errorf("skipped: got %v (%q), want %v", got, skipped, tt.wantSkip)
 			}
-			if got := r.fatal != ""; got != tt.wantFatal {
-				t.Errorf("fatal: got %v (%q), want %v", got, r.fatal, tt.wantFatal)
+			if got := fatal != ""; got != tt.wantFatal {
+				t.Errorf("fatal: got %v (%q), want %v", got, fatal, tt.wantFatal)
 			}
 		})
 	}

@@ -3,11 +3,12 @@ package redistest
 import (
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/internal/testenv"
 )
 
 func TestPrefixKeysDeletedOnCleanup(t *testing.T) {
@@ -56,42 +57,17 @@ func TestPrefixKeysDeletedOnCleanup(t *testing.T) {
 	}
 }
 
-// recorder stands in for a test to observe Skipf and Fatalf, which end the
-// calling goroutine like the real ones.
-type recorder struct {
-	testing.TB
-	skipped, fatal string
-}
-
-func (r *recorder) Helper() {}
-
-func (r *recorder) Skipf(format string, args ...any) {
-	r.skipped = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.fatal = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
 func TestUnreachable(t *testing.T) {
 	t.Setenv("REDIS_URL", "redis://127.0.0.1:1/0")
 	for _, ci := range []string{"", "true"} {
 		t.Run("CI="+ci, func(t *testing.T) {
 			t.Setenv("CI", ci)
-			r := &recorder{TB: t}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				New(r)
-			}()
-			<-done
-			if ci == "true" && r.fatal == "" {
-				t.Errorf("CI=true: got skipped=%q, want a fatal failure", r.skipped)
+			skipped, fatal := testenv.Record(t, func(tb testing.TB) { New(tb) })
+			if ci == "true" && fatal == "" {
+				t.Errorf("CI=true: got skipped=%q, want a fatal failure", skipped)
 			}
-			if ci == "" && r.skipped == "" {
-				t.Errorf("CI unset: got fatal=%q, want a skip", r.fatal)
+			if ci == "" && skipped == "" {
+				t.Errorf("CI unset: got fatal=%q, want a skip", fatal)
 			}
 		})
 	}

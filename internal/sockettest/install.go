@@ -2,13 +2,14 @@ package sockettest
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/actionkit/actionkit/internal/npmpkg"
+
+	"github.com/actionkit/actionkit/internal/testenv"
 )
 
 // installs remembers, per directory, the outcome of its installation in
@@ -48,8 +49,8 @@ func EnsureNodeModules(t testing.TB, dir string) {
 	if in.err == nil {
 		return
 	}
-	if errors.Is(in.err, npmpkg.ErrNoNode) && os.Getenv("CI") != "true" {
-		t.Skipf("sockettest: %v", in.err)
+	if errors.Is(in.err, npmpkg.ErrNoNode) {
+		testenv.Missing(t, "sockettest: node and npm", in.err, "install Node.js 20 and npm")
 	}
 	t.Fatalf("sockettest: %v", in.err)
 }
