@@ -208,15 +208,41 @@ func TestSuccessHeaders(t *testing.T) {
 }
 
 func TestRedactQuery(t *testing.T) {
+	logged := map[string]bool{"a": true, "b": true, "note": true}
 	for in, want := range map[string]string{
-		"":                             "",
-		"a=1&password=secret&b=2":      "a=1&password=[REDACTED]&b=2",
-		"refreshToken=abc&Token=x":     "refreshToken=[REDACTED]&Token=[REDACTED]",
-		"pass%77ord=sneaky":            "pass%77ord=[REDACTED]",
-		"access_token=t&note=password": "access_token=[REDACTED]&note=password",
+		"":                            "",
+		"a=1&password=secret&b=2":     "a=1&password=[REDACTED]&b=2",
+		"a=1;password=secret;b=2":     "a=1;password=[REDACTED];b=2",
+		"refreshToken=abc&Token=x":    "refreshToken=[REDACTED]&Token=[REDACTED]",
+		"pass%77ord=sneaky&a=%41":     "pass%77ord=[REDACTED]&a=%41",
+		"anything=t&note=password":    "anything=[REDACTED]&note=password",
+		"A=upper-case-is-another-arg": "A=[REDACTED]",
+		"%zz=bad-escape&flag&a=":      "%zz=[REDACTED]&flag&a=",
+		"a=1&&b=2;":                   "a=1&&b=2;",
 	} {
-		if got := redactQuery(in); got != want {
+		if got := redactQuery(in, logged); got != want {
 			t.Errorf("redactQuery(%q) = %q, want %q", in, got, want)
 		}
 	}
+	if got := redactQuery("a=1&b=2", nil); got != "a=[REDACTED]&b=[REDACTED]" {
+		t.Errorf("a request no action declared: got %q, want every value redacted", got)
+	}
+}
+
+// The access log shows declared arguments and redacts those marked secret
+// and any the action does not declare.
+func TestAccessLogRedactsSecretArguments(t *testing.T) {
+	var logs bytes.Buffer
+	f := New(Config{AccessLog: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	Register(f, echoAction[secretArgs]{})
+	do(t, f, http.MethodGet, "/v1/echo?name=ada;pin=4242&other=9876", "", "")
+	line := logs.String()
+	if !strings.Contains(line, `name=ada;pin=[REDACTED]&other=[REDACTED]`) || strings.Contains(line, "4242") || strings.Contains(line, "9876") {
+		t.Errorf("access log: %s", line)
+	}
+}
+
+type secretArgs struct {
+	Name string `arg:"name"`
+	Pin  string `arg:"pin,secret"`
 }

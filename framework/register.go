@@ -111,7 +111,7 @@ type route[I, O any] struct {
 func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f := rt.f
 	st := stateOf(r.Context())
-	st.action, st.route = rt.spec.Name, rt.spec.Path
+	st.action, st.route, st.logged = rt.spec.Name, rt.spec.Path, rt.schema.logged
 	req := action.NewRequest(r.Cookie)
 	req.ID, req.Action, req.IP, req.Received = st.id, rt.spec.Name, st.ip, st.start
 	req.UserAgent = r.Header.Get("User-Agent")

@@ -40,6 +40,7 @@ type ArgInfo struct {
 	Format   string // "email", "uuid7" or a named rule
 	Mods     []string
 	Lenient  bool // an unusable value counts as absent instead of refused
+	Secret   bool // a credential: its value never reaches a log
 }
 
 // field is the compiled plan of one argument: where it lives in the
@@ -60,6 +61,9 @@ type field struct {
 type schema struct {
 	typ    reflect.Type
 	fields []field
+	// logged holds the declared arguments whose values the access log
+	// may show: every one not marked secret. Others are redacted.
+	logged map[string]bool
 }
 
 // compileSchema reflects over the argument struct t once. It panics on a
@@ -69,7 +73,7 @@ func compileSchema(t reflect.Type, rules map[string]validation.Rule, mods map[st
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("framework: arguments %v must be a struct", t))
 	}
-	s := &schema{typ: t}
+	s := &schema{typ: t, logged: map[string]bool{}}
 	seen := map[string]bool{}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -87,10 +91,17 @@ func compileSchema(t reflect.Type, rules map[string]validation.Rule, mods map[st
 		seen[name] = true
 		fl := compileField(t, sf, name, rules, mods)
 		for _, opt := range splitList(opts) {
-			if opt != "lenient" || fl.Required {
+			switch {
+			case opt == "secret":
+				fl.Secret = true
+			case opt == "lenient" && !fl.Required:
+				fl.Lenient = true
+			default:
 				panic(fmt.Sprintf("framework: %v.%s: arg option %q is unknown or contradicts required", t, sf.Name, opt))
 			}
-			fl.Lenient = true
+		}
+		if !fl.Secret {
+			s.logged[name] = true
 		}
 		s.fields = append(s.fields, fl)
 	}

@@ -27,6 +27,7 @@ type state struct {
 	action string
 	route  string
 	locale string
+	logged map[string]bool // arguments whose values the access log shows
 }
 
 type stateKey struct{}
@@ -95,7 +96,7 @@ func (f *Framework) finish(rec *recorder, r *http.Request, st *state) {
 	}
 	if f.cfg.AccessLog {
 		f.log.Info("request", "requestId", st.id, "method", r.Method, "path", r.URL.Path,
-			"query", redactQuery(r.URL.RawQuery), "action", st.action, "status", status,
+			"query", redactQuery(r.URL.RawQuery, st.logged), "action", st.action, "status", status,
 			"durationMs", float64(d.Microseconds())/1000, "ip", st.ip)
 	}
 }
@@ -199,27 +200,28 @@ func remoteHost(addr string) string {
 	return host
 }
 
-var sensitiveParams = []string{"password", "refreshtoken", "refresh_token", "token", "accesstoken", "access_token", "secret", "authorization"}
-
-// redactQuery replaces the values of credential-bearing parameters so that
-// logs never hold a password or token, even when one arrives in the URL.
-func redactQuery(raw string) string {
+// redactQuery replaces every value in a query string but those of the
+// arguments in logged (the action's declared arguments not marked secret),
+// so that a log never holds a password or token, wherever in the URL it
+// arrives and whatever it is called. Both & and ; count as separators.
+func redactQuery(raw string, logged map[string]bool) string {
 	if raw == "" {
 		return ""
 	}
-	parts := strings.Split(raw, "&")
-	for i, p := range parts {
-		key, _, hasVal := strings.Cut(p, "=")
-		name := strings.ToLower(key)
-		if un, err := url.QueryUnescape(key); err == nil {
-			name = strings.ToLower(un)
+	var b strings.Builder
+	for raw != "" {
+		part, rest, sep := raw, "", ""
+		if i := strings.IndexAny(raw, "&;"); i >= 0 {
+			part, rest, sep = raw[:i], raw[i+1:], raw[i:i+1]
 		}
-		for _, s := range sensitiveParams {
-			if name == s && hasVal {
-				parts[i] = key + "=[REDACTED]"
-				break
-			}
+		key, _, hasVal := strings.Cut(part, "=")
+		name, err := url.QueryUnescape(key)
+		if hasVal && (err != nil || !logged[name]) {
+			part = key + "=[REDACTED]"
 		}
+		b.WriteString(part)
+		b.WriteString(sep)
+		raw = rest
 	}
-	return strings.Join(parts, "&")
+	return b.String()
 }

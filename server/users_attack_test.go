@@ -196,6 +196,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	r := s.client().call(http.MethodGet, "/v1/users/refresh?refreshToken="+u.refresh, nil).want(t, 200, "")
 	refreshWith(s.client(), http.MethodGet, u.refresh).want(t, 401, "")
 	c.call(http.MethodGet, "/v1/users/read?token="+u.token, nil, u.auth()...)
+	// A ; separator, which some proxies and frameworks accept, hides nothing.
+	s.client().call(http.MethodGet, "/v1/users/login?email="+u.email+";password="+strongPassword, nil)
 	logs := s.logs.String()
 	for name, secret := range map[string]string{"password": strongPassword, "refresh token": u.refresh, "access token": u.token,
 		"rotated token": r.str("refreshToken"), "signing secret": testSecret, "refresh hash": sha256Hex(u.refresh)} {

@@ -20,7 +20,7 @@ type Login struct {
 // given; its length is capped only to bound the work an attacker can ask.
 type LoginArgs struct {
 	Email    string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
-	Password string `arg:"password" validate:"required,max=1024"`
+	Password string `arg:"password,secret" validate:"required,max=1024"`
 }
 
 // Spec declares V1Login (V1AdminLogin for admins).

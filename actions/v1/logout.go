@@ -16,7 +16,7 @@ type Logout struct {
 
 // LogoutArgs are the arguments of Logout.
 type LogoutArgs struct {
-	RefreshToken string `arg:"refreshToken,lenient"`
+	RefreshToken string `arg:"refreshToken,lenient,secret"`
 }
 
 // Spec declares V1Logout (V1AdminLogout for admins).

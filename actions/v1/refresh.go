@@ -19,7 +19,7 @@ type Refresh struct {
 // cookie first; the argument serves mobile clients. A value that is not a
 // string counts as absent, so it is answered like an unknown token.
 type RefreshArgs struct {
-	RefreshToken string `arg:"refreshToken,lenient"`
+	RefreshToken string `arg:"refreshToken,lenient,secret"`
 }
 
 // Spec declares V1Refresh (V1AdminRefresh for admins).

@@ -20,7 +20,7 @@ type Register struct {
 // RegisterArgs are the arguments of Register.
 type RegisterArgs struct {
 	Email     string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
-	Password  string `arg:"password" validate:"required,password"`
+	Password  string `arg:"password,secret" validate:"required,password"`
 	FirstName string `arg:"firstName" mod:"trim" validate:"max=64"`
 	LastName  string `arg:"lastName" mod:"trim" validate:"max=64"`
 	Timezone  string `arg:"timezone" mod:"trim" default:"UTC" validate:"max=64"`
