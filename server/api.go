@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/events"
@@ -60,7 +59,9 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	pr.register()
 	mountOpenAPI(fw, a)
 	a.mountWebClient(fw)
-	fw.Handle(http.MethodGet, "/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
+	if cfg.MetricsAddr == "" {
+		fw.Handle(http.MethodGet, "/metrics", a.metricsHandler())
+	}
 	for _, path := range a.registerActions(fw) {
 		limits.authPaths[path] = true
 	}

@@ -46,6 +46,7 @@ type config struct {
 	ModerationBlocklist []string
 	DemoEnabled         bool
 	PprofAddr           string
+	MetricsAddr         string
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it.
 	generatedSecret bool
@@ -99,6 +100,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	c.DemoEnabled = p.boolean("DEMO_ENABLED", !c.production())
 	c.PprofAddr = p.str("PPROF_ADDR", "")
+	c.MetricsAddr = p.str("METRICS_ADDR", "")
 	drain := time.Duration(0)
 	if c.Env == "production" {
 		drain = 5 * time.Second

@@ -38,12 +38,13 @@ func openAPIInfo(cfg *config, catalog *errorcodes.Catalog) framework.OpenAPIInfo
 				"description": "a configured locale, matched without regard to case (zh-tw becomes zh-TW)",
 			},
 		},
-		Routes: plainRoutes(),
+		Routes: plainRoutes(cfg.MetricsAddr == ""),
 	}
 }
 
-// plainRoutes documents the handlers the server mounts with Handle.
-func plainRoutes() []framework.RouteDoc {
+// plainRoutes documents the handlers the server mounts with Handle
+// (/metrics only when it is served on the API port).
+func plainRoutes(metrics bool) []framework.RouteDoc {
 	ok := framework.Schema{
 		"type": "object", "required": []string{"status", "success"},
 		"properties": framework.Schema{"status": framework.Schema{"const": 200}, "success": framework.Schema{"const": true}},
@@ -59,7 +60,7 @@ func plainRoutes() []framework.RouteDoc {
 	}
 	limited := framework.ResponseDoc{Codes: []errorcodes.Code{errorcodes.TooManyRequests}}
 	probes := []string{http.MethodGet, http.MethodHead}
-	return []framework.RouteDoc{
+	routes := []framework.RouteDoc{
 		{Path: "/health", Methods: probes, Tags: []string{"operations"}, Summary: "Liveness probe",
 			Description: "Answers 200 while the process runs, and 503 SERVICE_UNAVAILABLE once it is shutting down. Not rate limited.",
 			Responses:   map[int]framework.ResponseDoc{200: {Description: "Alive.", Schema: ok}, 503: draining}},
@@ -70,13 +71,16 @@ func plainRoutes() []framework.RouteDoc {
 				503: {Description: "A dependency is down, or the process is shutting down (then the body is the SERVICE_UNAVAILABLE error).",
 					Schema: framework.Schema{"anyOf": []any{notReady, framework.Schema{"$ref": "#/components/schemas/Error"}}}},
 			}},
-		{Path: "/metrics", Methods: []string{http.MethodGet}, Tags: []string{"operations"}, Summary: "Prometheus metrics",
-			Description: "The Prometheus text exposition format. Not rate limited.",
-			Responses: map[int]framework.ResponseDoc{200: {Description: "The metrics.", ContentType: "text/plain",
-				Schema: framework.Schema{"type": "string"}}}},
 		{Path: "/openapi.json", Methods: probes, Tags: []string{"operations"}, Summary: "This document",
 			Description: "The OpenAPI 3.1 document of the API, generated from the action declarations.",
 			Responses: map[int]framework.ResponseDoc{200: {Description: "The document.",
 				Schema: framework.Schema{"type": "object", "required": []string{"openapi", "info", "paths"}}}, 429: limited}},
 	}
+	if metrics {
+		routes = append(routes, framework.RouteDoc{Path: "/metrics", Methods: []string{http.MethodGet}, Tags: []string{"operations"}, Summary: "Prometheus metrics",
+			Description: "The Prometheus text exposition format. Not rate limited.",
+			Responses: map[int]framework.ResponseDoc{200: {Description: "The metrics.", ContentType: "text/plain",
+				Schema: framework.Schema{"type": "string"}}}})
+	}
+	return routes
 }

@@ -87,6 +87,10 @@ func run(ctx context.Context, env *environment) int {
 		log.Error("PPROF_ADDR", "error", err)
 		return 1
 	}
+	if err := a.serveMetrics(ctx); err != nil {
+		log.Error("METRICS_ADDR", "error", err)
+		return 1
+	}
 	if err := a.runRoles(ctx, roles, env.listening); err != nil {
 		if errors.Is(err, errForcedShutdown) {
 			log.Error("shutdown timed out; exiting anyway", "timeout", cfg.ShutdownTimeout.String())
