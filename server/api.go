@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/framework"
