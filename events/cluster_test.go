@@ -207,14 +207,12 @@ func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 	worker := NewRedisEmitter(f.rc, f.key)
 	var clients []*sockettest.Client
 	for _, tr := range transports {
-		for range 2 {
-			_, tok := f.user()
-			c := f.connect(tsA.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
-			if ok, _ := ackOf(t, c, "join", RoomFeed); !ok {
-				t.Fatal("join FEED: FORBIDDEN")
-			}
-			clients = append(clients, c)
+		_, tok := f.user()
+		c := f.connect(tsA.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
+		if ok, _ := ackOf(t, c, "join", RoomFeed); !ok {
+			t.Fatal("join FEED: FORBIDDEN")
 		}
+		clients = append(clients, c)
 	}
 
 	want := map[string]bool{}
@@ -236,10 +234,9 @@ func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 	wg.Wait()
 
 	for i, c := range clients {
-		transport := transports[i/2].name
 		missing, dup := receiveAll(t, c, PostPublished, want)
 		if len(missing) > 0 || len(dup) > 0 {
-			t.Errorf("%s client %d: %d of %d events missing %v, duplicated %v", transport, i%2, len(missing), len(want), missing, dup)
+			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
 		}
 	}
 }
@@ -285,4 +282,43 @@ func receiveAll(t *testing.T, c *sockettest.Client, event string, want map[strin
 	sort.Strings(missing)
 	sort.Strings(dup)
 	return missing, dup
+}
+
+// TestConcurrentLocalEmitsExactlyOnce is the same burst on a server without
+// Redis, whose Emit is the library's own room broadcast (io.To(room).Emit),
+// the API an embedder holding the socket.io server would call.
+func TestConcurrentLocalEmitsExactlyOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s, ts := f.server(func(c *ServerConfig) { c.Redis = nil })
+	var clients []*sockettest.Client
+	for _, tr := range transports {
+		_, tok := f.user()
+		c := f.connect(ts.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
+		if ok, _ := ackOf(t, c, "join", RoomFeed); !ok {
+			t.Fatal("join FEED: FORBIDDEN")
+		}
+		clients = append(clients, c)
+	}
+	want := map[string]bool{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range burst * 2 {
+		id := fmt.Sprintf("local-%02d", i)
+		want[id] = true
+		wg.Go(func() {
+			<-start
+			if err := s.Emit(wait(t), RoomFeed, PostPublished, map[string]any{"postId": id}); err != nil {
+				t.Errorf("Emit %s: %v", id, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, c := range clients {
+		missing, dup := receiveAll(t, c, PostPublished, want)
+		if len(missing) > 0 || len(dup) > 0 {
+			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
+		}
+	}
 }
