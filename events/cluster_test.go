@@ -3,7 +3,10 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,4 +188,137 @@ func silentServer(t *testing.T) string {
 		}
 	})
 	return l.Addr().String()
+}
+
+// burst is how many events are emitted at once by each sender in the
+// concurrency tests; 25 lost several events per socket with engine.io v2.5.0.
+const burst = 25
+
+// TestConcurrentEmitsExactlyOnce emits bursts of events at once, from
+// server B and from a RedisEmitter (the worker's path), to sockets on server
+// A over websocket and polling: every socket must receive every event exactly
+// once. engine.io v2.5.0 wrote only the first of several room broadcasts that
+// reached a websocket together and dropped the rest without a word.
+func TestConcurrentEmitsExactlyOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	_, tsA := f.server(nil)
+	b, _ := f.server(nil)
+	worker := NewRedisEmitter(f.rc, f.key)
+	var clients []*sockettest.Client
+	for _, tr := range transports {
+		_, tok := f.user()
+		c := f.connect(tsA.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
+		if ok, _ := ackOf(t, c, "join", RoomFeed); !ok {
+			t.Fatal("join FEED: FORBIDDEN")
+		}
+		clients = append(clients, c)
+	}
+
+	want := map[string]bool{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for name, e := range map[string]Emitter{"b": b, "worker": worker} {
+		for i := range burst {
+			id := fmt.Sprintf("%s-%02d", name, i)
+			want[id] = true
+			wg.Go(func() {
+				<-start
+				if err := e.Emit(wait(t), RoomFeed, PostPublished, map[string]any{"postId": id}); err != nil {
+					t.Errorf("Emit %s: %v", id, err)
+				}
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+
+	for i, c := range clients {
+		missing, dup := receiveAll(t, c, PostPublished, want)
+		if len(missing) > 0 || len(dup) > 0 {
+			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
+		}
+	}
+}
+
+// receiveAll takes the events named event from c until each postId of want
+// arrived (or waitLimit passed), then watches for strays for the quiet
+// window. It returns the ids that never came and those that came more than
+// once (or were not expected).
+func receiveAll(t *testing.T, c *sockettest.Client, event string, want map[string]bool) (missing, dup []string) {
+	t.Helper()
+	ctx := wait(t)
+	seen := map[string]int{}
+	take := func(ctx context.Context) bool {
+		m, err := c.WaitFor(ctx, "event", func(m sockettest.Message) bool { return m.Event == event })
+		if err != nil {
+			return false
+		}
+		var p struct {
+			PostID string `json:"postId"`
+		}
+		if err := json.Unmarshal(m.Payload, &p); err != nil {
+			t.Errorf("payload %s: %v", m.Payload, err)
+		}
+		seen[p.PostID]++
+		return true
+	}
+	for len(seen) < len(want) && take(ctx) {
+	}
+	quietCtx, cancel := context.WithTimeout(context.Background(), quiet)
+	defer cancel()
+	for take(quietCtx) {
+	}
+	for id := range want {
+		if seen[id] == 0 {
+			missing = append(missing, id)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 || !want[id] {
+			dup = append(dup, fmt.Sprintf("%s×%d", id, n))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(dup)
+	return missing, dup
+}
+
+// TestConcurrentLocalEmitsExactlyOnce is the same burst on a server without
+// Redis, whose Emit is the library's own room broadcast (io.To(room).Emit),
+// the API an embedder holding the socket.io server would call.
+func TestConcurrentLocalEmitsExactlyOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s, ts := f.server(func(c *ServerConfig) { c.Redis = nil })
+	var clients []*sockettest.Client
+	for _, tr := range transports {
+		_, tok := f.user()
+		c := f.connect(ts.URL, tok, sockettest.Options{Transports: tr.list, Ack: true, Rooms: []string{RoomFeed}})
+		if ok, _ := ackOf(t, c, "join", RoomFeed); !ok {
+			t.Fatal("join FEED: FORBIDDEN")
+		}
+		clients = append(clients, c)
+	}
+	want := map[string]bool{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range burst * 2 {
+		id := fmt.Sprintf("local-%02d", i)
+		want[id] = true
+		wg.Go(func() {
+			<-start
+			if err := s.Emit(wait(t), RoomFeed, PostPublished, map[string]any{"postId": id}); err != nil {
+				t.Errorf("Emit %s: %v", id, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, c := range clients {
+		missing, dup := receiveAll(t, c, PostPublished, want)
+		if len(missing) > 0 || len(dup) > 0 {
+			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
+		}
+	}
 }

@@ -6,8 +6,12 @@
 // # Sockets
 //
 // The Server speaks the socket.io v4 protocol (github.com/zishang520/socket.io
-// v2.5.0) at Path, "/socket.io/", over long-polling and websocket; the npm
-// socket.io-client 4.8 is tested against it (internal/sockettest).
+// servers/socket/v3 and servers/engine/v3, v3.0.2) at Path, "/socket.io/",
+// over long-polling and websocket; the npm socket.io-client 4.8 is tested
+// against it (internal/sockettest). Not the v2 line: its engine.io (v2.5.0)
+// wrote only the first of several room broadcasts that reached a websocket
+// together and dropped the others silently (see the README, Real-time
+// events).
 //
 //   - A client connects with auth {"token": "<user access token>"}. The token
 //     is verified by ServerConfig.Verify (the same checks as an HTTP request,
@@ -35,7 +39,7 @@
 // # Fan-out through Redis
 //
 // With ServerConfig.Redis the Server uses the socket.io Redis adapter
-// (github.com/zishang520/socket.io-go-redis v1.3.0, namespace "/"), and a
+// (github.com/zishang520/socket.io/adapters/redis/v3, namespace "/"), and a
 // RedisEmitter with the same key reaches it. Nothing is stored in Redis; the
 // pub/sub channels, for a key K such as "actionkit#socket.io", are:
 //

@@ -10,9 +10,9 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/google/uuid"
 	goredis "github.com/redis/go-redis/v9"
-	"github.com/zishang520/socket.io-go-redis/emitter"
-	redistypes "github.com/zishang520/socket.io-go-redis/types"
-	"github.com/zishang520/socket.io/v2/socket"
+	sioredis "github.com/zishang520/socket.io/adapters/redis/v3"
+	"github.com/zishang520/socket.io/adapters/redis/v3/emitter"
+	"github.com/zishang520/socket.io/servers/socket/v3"
 )
 
 // DefaultKey is the channel prefix used when a key is empty, socket.io's
@@ -87,7 +87,7 @@ func (e *RedisEmitter) publish(ctx context.Context, what string, f func(*emitter
 	defer cancel()
 	opts := emitter.DefaultEmitterOptions()
 	opts.SetKey(e.key)
-	em := emitter.NewEmitter(redistypes.NewRedisClient(ctx, e.rc), opts, "/")
+	em := emitter.NewEmitter(sioredis.NewRedisClient(ctx, e.rc), opts, "/")
 	done := make(chan error, 1)
 	go func() { done <- f(em) }()
 	select {

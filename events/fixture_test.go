@@ -11,11 +11,17 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/internal/redislog"
 	"github.com/actionkit/actionkit/internal/redistest"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/google/uuid"
 	goredis "github.com/redis/go-redis/v9"
 )
+
+// go-redis logs through log/slog in these tests as in the server: real
+// trouble (the refused dials of TestEmitRedisDown) shows, deliberate closes
+// do not.
+func init() { redislog.Install() }
 
 // waitLimit bounds every wait for something that should happen.
 const waitLimit = 10 * time.Second

@@ -14,10 +14,11 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/google/uuid"
 	goredis "github.com/redis/go-redis/v9"
-	"github.com/zishang520/engine.io/v2/types"
-	"github.com/zishang520/socket.io-go-redis/adapter"
-	redistypes "github.com/zishang520/socket.io-go-redis/types"
-	"github.com/zishang520/socket.io/v2/socket"
+	sioredis "github.com/zishang520/socket.io/adapters/redis/v3"
+	"github.com/zishang520/socket.io/adapters/redis/v3/adapter"
+	"github.com/zishang520/socket.io/servers/engine/v3"
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
 )
 
 // Path is where the Handler serves socket.io, for polling and websocket.
@@ -105,7 +106,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	opts := socket.DefaultServerOptions()
 	opts.SetServeClient(false)
 	opts.SetMaxHttpBufferSize(MaxMessageBytes)
-	opts.SetTransports(types.NewSet("polling", "websocket"))
+	opts.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
 	if len(cfg.CORSOrigins) > 0 {
 		origins := make([]any, len(cfg.CORSOrigins)) // engine.io matches []any only
 		for i, o := range cfg.CORSOrigins {
@@ -115,8 +116,12 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.Redis != nil {
 		o := *cfg.Redis.Options()
+		// The copy must not share the push-notification processor the first
+		// client stored in its options: go-redis would register its handlers
+		// twice, refuse, and log it.
+		o.PushNotificationProcessor = nil
 		s.sub = goredis.NewClient(&o)
-		rc := redistypes.NewRedisClient(ctx, s.sub)
+		rc := sioredis.NewRedisClient(ctx, s.sub)
 		_ = rc.On("error", s.onRedisError) // before the adapter starts its loops
 		// The adapter warns on stdout when its own error listener is alone as
 		// it runs, which happens when Close removed it while a loop was

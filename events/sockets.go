@@ -11,7 +11,7 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/google/uuid"
-	"github.com/zishang520/socket.io/v2/socket"
+	"github.com/zishang520/socket.io/servers/socket/v3"
 )
 
 // Codes sent to clients, as in the HTTP API's error bodies.
@@ -61,7 +61,7 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 // caller verifies the handshake's auth.token. A missing, malformed or
 // invalid token, or a caller of another owner type, gives a nil caller.
 func (s *Server) caller(sock *socket.Socket) (*action.Caller, error) {
-	auth, _ := sock.Handshake().Auth.(map[string]any)
+	auth := sock.Handshake().Auth
 	token, _ := auth["token"].(string)
 	if token == "" || len(token) > maxTokenLength {
 		return nil, nil

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/actionkit/actionkit/queues"
 )
 
@@ -93,4 +96,95 @@ func TestTwoClocks(t *testing.T) {
 		}
 	}
 	t.Logf("%d ticks in %s, each enqueued once: %s", len(epochs), elapsed.Round(time.Second), strconv.Itoa(len(raw))+" jobs")
+}
+
+// TestConcurrentPublishAcrossInstances publishes 25 posts at once through
+// API instance A while FEED sockets are connected to instance B, over
+// websocket and polling: each socket must receive each POST_PUBLISHED
+// exactly once. With engine.io v2.5.0 a websocket lost most of a burst (the
+// transport wrote the first pre-encoded broadcast of a batch and dropped the
+// rest).
+func TestConcurrentPublishAcrossInstances(t *testing.T) {
+	t.Parallel()
+	const posts = 25
+	env := testEnv(t, "LOG_LEVEL=info")
+	a := startServer(t, env, "api")
+	b := startServer(t, env, "api")
+	u := register(t, a.client(), "web")
+	type feed struct {
+		name string
+		c    *sockettest.Client
+	}
+	var feeds []feed
+	for _, tr := range []string{"websocket", "polling"} {
+		c := sockettest.Start(t, b.URL, u.token, sockettest.Options{Transports: []string{tr}, Rooms: []string{"FEED"}, Ack: true})
+		if ack, err := c.WaitFor(waitCtx(t), "ack", func(m sockettest.Message) bool { return m.Room == "FEED" }); err != nil || string(ack.Ack) != `{"ok":true}` {
+			t.Fatalf("%s: join FEED: %v %s", tr, err, ack.Ack)
+		}
+		feeds = append(feeds, feed{tr, c})
+	}
+	want := map[string]bool{}
+	for i := range posts {
+		want[createPost(t, u, "Burst "+strconv.Itoa(i))] = true
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for id := range want {
+		wg.Go(func() {
+			<-start
+			if r := a.client().call(http.MethodPost, "/v1/posts/publish", map[string]any{"postId": id}, u.auth()...); r.Status != 200 {
+				t.Errorf("publish %s answered %d", id, r.Status)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, f := range feeds {
+		missing, extra := receivePosts(t, f.c, want)
+		if len(missing) > 0 || len(extra) > 0 {
+			t.Errorf("%s socket on B: %d of %d POST_PUBLISHED missing %v, duplicated or unexpected %v", f.name, len(missing), posts, missing, extra)
+		}
+	}
+}
+
+// receivePosts takes c's POST_PUBLISHED events until every post of want
+// arrived (or waitCtx ended), then for the quiet window. It returns the
+// posts that never came and the events beyond one per expected post.
+func receivePosts(t *testing.T, c *sockettest.Client, want map[string]bool) (missing, extra []string) {
+	t.Helper()
+	seen := map[string]int{}
+	take := func(ctx context.Context) bool {
+		m, err := c.WaitFor(ctx, "event", func(m sockettest.Message) bool { return m.Event == "POST_PUBLISHED" })
+		if err != nil {
+			return false
+		}
+		var p struct {
+			PostID string `json:"postId"`
+		}
+		if err := json.Unmarshal(m.Payload, &p); err != nil {
+			t.Errorf("payload %s: %v", m.Payload, err)
+		}
+		seen[p.PostID]++
+		return true
+	}
+	ctx := waitCtx(t)
+	for len(seen) < len(want) && take(ctx) {
+	}
+	quietCtx, cancel := context.WithTimeout(context.Background(), quiet)
+	defer cancel()
+	for take(quietCtx) {
+	}
+	for id := range want {
+		if seen[id] == 0 {
+			missing = append(missing, id)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 || !want[id] {
+			extra = append(extra, id+"×"+strconv.Itoa(n))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	return missing, extra
 }

@@ -11,7 +11,13 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/internal/redislog"
 )
+
+// go-redis logs through the process's JSON log (see run), not plain text
+// on stderr: a deliberate close at debug level, real trouble as a warning.
+// Installed at init, before any client can log.
+func init() { redislog.Install() }
 
 // emitTimeout bounds one emit through Redis, so that a Redis outage delays a
 // publish answer by at most this much (the publish itself still stands).

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+
+	"github.com/actionkit/actionkit/internal/redislog"
 )
 
 // environment is what the program receives from its process, so that tests
@@ -70,6 +72,7 @@ func run(ctx context.Context, env *environment) int {
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(env.stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	redislog.SetLogger(log.With("component", "go-redis"))
 	if cmd == "admin" {
 		return runAdmin(ctx, cfg, log, rest, env)
 	}
