@@ -95,8 +95,9 @@ func TestKilledWorkersJobsRunOnSurvivor(t *testing.T) {
 	defer cancel()
 	for _, id := range posts {
 		if _, err := feed.WaitFor(ctx, "event", publishedEvent(id)); err != nil {
-			t.Fatalf("post %s not published within %v of the crash: %v\nsurvivor logs:\n%s",
-				id, recoveryBound, err, survivor.logs.String())
+			stuck, _ := redis.Int(conn.Do("LLEN", inProgress))
+			t.Fatalf("post %s not published within %v of the crash (%d jobs still in the killed pool's in-progress list): %v\nsurvivor logs:\n%s",
+				id, recoveryBound, stuck, err, survivor.logs.String())
 		}
 	}
 	t.Logf("the 4 jobs of the killed worker were done %v after the kill", time.Since(killed).Round(100*time.Millisecond))
