@@ -36,6 +36,34 @@
 // job an attempt. There is no Drain: a stopped Worker leaves the queue to the
 // next one.
 //
+// # Crashed workers
+//
+// gocraft keeps the jobs a pool's workers are running in a list per pool,
+// <ns>:jobs:<name>:<pool>:inprogress, and each pool writes a heartbeat hash
+// <ns>:worker_pools:<pool> (heartbeat_at, job_names, host, pid...) every 5 s
+// and is a member of <ns>:worker_pools. When a process dies without
+// stopping (SIGKILL, OOM, a lost host) its jobs stay in those lists. gocraft's
+// own reaper requeues them, but it runs only 10 s after a pool starts and
+// then every 10 minutes: with the surviving workers already running, the
+// jobs waited up to 10 minutes.
+//
+// Each Worker therefore also runs a reaper of its own over its queues, every
+// DeadAfter/4 plus up to DeadAfter/8 of jitter (5 to 7.5 s by default). A
+// pool whose heartbeat_at is older than WorkerConfig.DeadAfter (default
+// 20 s, four missed heartbeats; at least MinDeadAfter), by Redis's clock, is
+// dead: one Lua script (see reapScript) re-checks that inside Redis, moves
+// each in-progress job back to its job list unchanged, fixes the lock and
+// lock_info counts and removes the pool, exactly as gocraft's reaper does,
+// in one atomic step. Several Workers reaping at once (and gocraft's own
+// reaper) therefore requeue each job once, and a pool with a fresh heartbeat
+// is never touched. A killed worker's jobs are back on their queue at most
+// DeadAfter + 1 s (heartbeat_at has whole seconds) + 7.5 s after the kill,
+// about 29 s by default, and an idle worker polls them within 5 s more.
+// They join the end of the line, as with gocraft, and are re-run from the
+// start with the same attempt count: jobs must be idempotent. A live pool
+// whose heartbeat stalls past DeadAfter would have its running jobs run a
+// second time.
+//
 // # Clock
 //
 // gocraft's own periodic enqueuer (WorkerPool.PeriodicallyEnqueue) was

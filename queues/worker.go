@@ -59,6 +59,11 @@ type WorkerConfig struct {
 	// Logger receives failures (WARN), dead jobs and panics (ERROR); nil
 	// discards them.
 	Logger *slog.Logger
+	// DeadAfter is how long another Worker's pool may go without a heartbeat
+	// before this Worker requeues the jobs it had in progress (see the
+	// package documentation); zero means DefaultDeadAfter, and it may not be
+	// shorter than MinDeadAfter.
+	DeadAfter time.Duration
 	// Jobs are the jobs to consume. A queue must be consumed with all its
 	// job names by every Worker of a deployment: gocraft moves a retried job
 	// whose name a pool does not know to the dead set.
@@ -71,6 +76,7 @@ type Worker struct {
 	redis  *redis.Pool
 	prefix string
 	pools  []*work.WorkerPool
+	reaper *reaper
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -96,12 +102,14 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Worker{log: orDiscard(cfg.Logger), redis: cfg.Pool, prefix: cfg.Prefix, ctx: ctx, cancel: cancel}
 	byQueue := map[string]*work.WorkerPool{}
+	namespaces := map[string]string{}
 	for _, j := range cfg.Jobs {
 		p, ok := byQueue[j.Queue]
 		if !ok {
 			p = work.NewWorkerPool(poolContext{}, uint(concurrency), Namespace(cfg.Prefix, j.Queue), cfg.Pool)
 			byQueue[j.Queue] = p
 			w.pools = append(w.pools, p)
+			namespaces[Namespace(cfg.Prefix, j.Queue)] = j.Queue
 		}
 		maxFails := j.MaxFails
 		if maxFails == 0 {
@@ -110,6 +118,11 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 		opts := work.JobOptions{MaxFails: maxFails, Backoff: j.Backoff}
 		p.JobWithOptions(j.Name, opts, w.run(j, maxFails))
 	}
+	deadAfter := cfg.DeadAfter
+	if deadAfter == 0 {
+		deadAfter = DefaultDeadAfter
+	}
+	w.reaper = newReaper(cfg.Pool, namespaces, deadAfter, w.log)
 	return w, nil
 }
 
@@ -121,6 +134,8 @@ func (cfg *WorkerConfig) check() error {
 		return errors.New("queues: worker: empty prefix")
 	case cfg.Concurrency < 0:
 		return fmt.Errorf("queues: worker: negative concurrency %d", cfg.Concurrency)
+	case cfg.DeadAfter != 0 && cfg.DeadAfter < MinDeadAfter:
+		return fmt.Errorf("queues: worker: dead-after %v is shorter than %v", cfg.DeadAfter, MinDeadAfter)
 	}
 	seen := map[[2]string]bool{}
 	for _, j := range cfg.Jobs {
@@ -149,6 +164,7 @@ func (w *Worker) Start() {
 	for _, p := range w.pools {
 		p.Start()
 	}
+	w.reaper.start()
 }
 
 // Stop cancels the handlers' context, stops fetching jobs and waits for the
@@ -167,6 +183,7 @@ func (w *Worker) Stop() {
 		return
 	}
 	var wg sync.WaitGroup
+	wg.Go(w.reaper.halt)
 	for _, p := range w.pools {
 		wg.Go(p.Stop)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/queues"
 )
 
 // config is the server's configuration, read from the environment.
@@ -40,6 +41,7 @@ type config struct {
 	LogLevel            slog.Level
 	DBMaxConns          int
 	WorkerConcurrency   int
+	WorkerDeadAfter     time.Duration
 	Hashing             auth.HasherConfig
 	Sockets             bool
 	PurgeSchedule       string
@@ -90,6 +92,10 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	if c.production() && (c.Hashing.MemoryKiB < auth.DefaultMemoryKiB || c.Hashing.Time < auth.DefaultTime) {
 		p.fail("PASSWORD_HASH_MEMORY_KIB/PASSWORD_HASH_ITERATIONS", "may not go below OWASP's baseline (19456 KiB, 2 iterations) in production")
+	}
+	c.WorkerDeadAfter = p.duration("WORKER_DEAD_AFTER", queues.DefaultDeadAfter)
+	if c.WorkerDeadAfter < queues.MinDeadAfter {
+		p.fail("WORKER_DEAD_AFTER", fmt.Sprintf("must be at least %v (two of the job library's 5 s heartbeats)", queues.MinDeadAfter))
 	}
 	c.Sockets = p.boolean("SOCKETS_ENABLED", true)
 	c.PurgeSchedule = p.str("PURGE_SESSIONS_SCHEDULE", "0 */10 * * * *")

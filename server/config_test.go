@@ -16,7 +16,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if c.Port != 8000 || c.AccessTokenTTL != 15*time.Minute || c.RefreshTokenTTL != 60*24*time.Hour ||
 		c.TokenIssuer != "actionkit" || c.JobsNamespace != "actionkit" || c.RateLimitMax != 300 ||
 		c.RateLimitWindow != 5*time.Minute || c.AuthRateLimitMax != 10 || c.AuthRateLimitWindow != 15*time.Minute ||
-		c.ShutdownTimeout != 30*time.Second || c.Env != "development" || c.TrustProxy || len(c.CORSOrigins) != 0 {
+		c.ShutdownTimeout != 30*time.Second || c.Env != "development" || c.TrustProxy || len(c.CORSOrigins) != 0 ||
+		c.WorkerDeadAfter != 20*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	if strings.Join(c.Locales, ",") != "en,es,zh-TW" {
@@ -57,6 +58,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"zero window", map[string]string{"RATE_LIMIT_WINDOW": "0s"}, []string{"RATE_LIMIT_WINDOW"}},
 		{"namespace with a colon", map[string]string{"JOBS_NAMESPACE": "a:b"}, []string{"JOBS_NAMESPACE"}},
 		{"api version", map[string]string{"API_VERSION": "1"}, []string{"API_VERSION"}},
+		{"dead worker threshold under two heartbeats", map[string]string{"WORKER_DEAD_AFTER": "5s"}, []string{"WORKER_DEAD_AFTER"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })

@@ -57,7 +57,7 @@ type worker struct{ w *queues.Worker }
 func (a *app) newWorker() (role, error) {
 	w, err := queues.NewWorker(queues.WorkerConfig{
 		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Concurrency: a.cfg.WorkerConcurrency,
-		Logger: a.log, Jobs: a.jobs(),
+		DeadAfter: a.cfg.WorkerDeadAfter, Logger: a.log, Jobs: a.jobs(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)

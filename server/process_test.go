@@ -53,6 +53,8 @@ type process struct {
 	addr chan string
 	done chan error
 	URL  string
+	// killed is set by kill: the process is gone and its exit status read.
+	killed bool
 }
 
 // startProcess runs the server binary with args and env; for the api role
@@ -76,6 +78,9 @@ func startProcess(t testing.TB, env map[string]string, args ...string) *process 
 	}
 	go p.scan(stdout)
 	t.Cleanup(func() {
+		if p.killed {
+			return
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-p.done:
@@ -98,6 +103,21 @@ func startProcess(t testing.TB, env map[string]string, args ...string) *process 
 		}
 	}
 	return p
+}
+
+// kill ends the process with SIGKILL, as a crash or the OOM killer would,
+// and waits until it is gone.
+func (p *process) kill(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("SIGKILL: %v", err)
+	}
+	select {
+	case <-p.done:
+		p.killed = true
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed process did not exit within 10s")
+	}
 }
 
 // scan copies the process's JSON log lines and picks the API address.
