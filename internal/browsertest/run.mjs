@@ -80,6 +80,49 @@ class Harness {
     return held.length;
   }
 
+  /** Returns a gate for the requests to pathname: while gate.hold is
+   * set they wait at the network, until gate.release() lets them go. */
+  async requestGate(pathname) {
+    const gate = {
+      hold: false,
+      held: [],
+      async release() {
+        gate.hold = false;
+        const held = gate.held.splice(0);
+        await Promise.all(held.map((r) => r.continue()));
+        return held.length;
+      },
+    };
+    await this.ctx.route(`**${pathname}`, (route) => {
+      if (gate.hold) gate.held.push(route);
+      else route.continue();
+    });
+    return gate;
+  }
+
+  /** Routes the socket.io WebSockets of the context through a gate for
+   * what the server sends: while gate.hold is set, its messages and its
+   * closing wait (in gate.held: {message} or {close}) until gate.release()
+   * delivers them in order. What the page sends goes straight through.
+   * Call it before the page opens a socket. */
+  async socketGate() {
+    const gate = {
+      hold: false,
+      held: [],
+      release() {
+        gate.hold = false;
+        for (const deliver of gate.held.splice(0).map((m) => m.deliver)) deliver();
+      },
+    };
+    const through = (entry) => (gate.hold ? gate.held.push(entry) : entry.deliver());
+    await this.ctx.routeWebSocket(/\/socket\.io\//, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((message) => through({ message, deliver: () => ws.send(message) }));
+      server.onClose((code, reason) => through({ close: code ?? true, deliver: () => ws.close({ code, reason }) }));
+    });
+    return gate;
+  }
+
   /** Opens path in a new tab (the first tab is reused) and records any
    * Content-Security-Policy violation or uncaught error. */
   async open(pathname = "/demo") {

@@ -83,18 +83,56 @@ export const scenarios = {
   },
 
   /** A logout-all from another device (the Go test, at the checkpoint)
-   * disconnects the tab's socket; the tab tries one refresh, which the
-   * server refuses, and logs out. */
+   * disconnects the tab's socket and makes the tab's calls fail with 401;
+   * either ends in one refused refresh and the logged-out form with "your
+   * session ended", never an error banner. Three rounds, a new user each:
+   * "unforced" leaves the order to chance; "socket-first" holds the
+   * profile read the page sends on login at the network until the socket's
+   * disconnect has logged the tab out, then lets it get its 401;
+   * "read-first" holds what the server sends on the socket (its disconnect)
+   * until the held read's 401 and its refresh have logged the tab out. */
   async revoked(h) {
+    const reads = await h.requestGate("/v1/users/read");
+    const frames = await h.socketGate();
     const page = await h.open();
     await h.settled(page);
-    const { userId } = await h.register(page);
-    await page.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
-    const before = h.refreshes.length;
-    await h.checkpoint("logged-in", { userId, token: await page.evaluate(() => globalThis.actionkit.token) });
-    await page.waitForFunction(() => document.body.dataset.state === "out");
-    const banner = await page.evaluate(() => document.getElementById("banner").textContent);
-    h.result("revoked", { userId, banner, refreshes: h.refreshes.length - before });
+    const out = () => document.body.dataset.state === "out";
+    for (const order of ["unforced", "socket-first", "read-first"]) {
+      reads.hold = order !== "unforced";
+      const { userId } = await h.register(page, `Round ${order}`);
+      await page.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
+      if (reads.hold) await h.until("the profile read held", () => reads.held.length === 1);
+      frames.hold = order === "read-first";
+      const before = h.refreshes.length;
+      await h.checkpoint("logged-in", { userId, order, token: await page.evaluate(() => globalThis.actionkit.token) });
+      if (order === "socket-first") {
+        await page.waitForFunction(out); // through the socket: the read is still held
+        h.check(reads.held.length === 1, "the profile read went through before the socket's disconnect");
+        await reads.release();
+      } else if (order === "read-first") {
+        await h.until("the server's disconnect held", () => frames.held.some((f) => f.close || /^41/.test(String(f.message))));
+        h.check((await page.evaluate(() => globalThis.actionkit.loggedIn)) === true, "the tab logged out before the read's 401");
+        await reads.release();
+        await page.waitForFunction(out); // through the read's 401: the disconnect is still held
+        frames.release();
+      }
+      await page.waitForFunction(out);
+      // The profile read has settled: "ended" when its 401 came from the
+      // logout-all, "ok" when it was answered before; or an error shows.
+      // (A forced round's read always gets a 401.)
+      await page.waitForFunction((forced) => {
+        const read = document.getElementById("profile").dataset.read;
+        return (forced ? read === "ended" || read === "failed" : read !== "pending")
+          || document.getElementById("banner").textContent.startsWith("Could not");
+      }, order !== "unforced");
+      const seen = await page.evaluate(() => ({
+        state: document.body.dataset.state,
+        banner: document.getElementById("banner").textContent,
+        read: document.getElementById("profile").dataset.read ?? null,
+        formShown: document.getElementById("auth-form").checkVisibility(),
+      }));
+      h.result(`revoked-${order}`, { userId, order, ...seen, refreshes: h.refreshes.length - before });
+    }
   },
 
   /** A post published in one tab shows up live in the other tab's feed. */

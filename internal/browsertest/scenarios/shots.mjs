@@ -11,6 +11,15 @@ function overflows(page) {
   return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 }
 
+/** Takes a screenshot of page into file through a temporary file and a
+ * rename, so that runs sharing the artefacts directory (two test processes
+ * on one machine) never read each other's half-written file. */
+async function shoot(page, file, options = {}) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, await page.screenshot(options));
+  fs.renameSync(tmp, file);
+}
+
 export const scenarios = {
   async screenshots(h) {
     const page = await h.open();
@@ -37,18 +46,18 @@ export const scenarios = {
 
     fs.mkdirSync(h.artifacts, { recursive: true });
     const desktop = path.join(h.artifacts, "demo-desktop.png");
-    await page.screenshot({ path: desktop });
+    await shoot(page, desktop);
     const docs = process.env.ACTIONKIT_DOCS_SCREENSHOT;
     if (docs) {
       fs.mkdirSync(path.dirname(docs), { recursive: true });
-      await page.screenshot({ path: docs, fullPage: true });
+      await shoot(page, docs, { fullPage: true });
     }
     const desktopOverflows = await overflows(page);
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     const phone = path.join(h.artifacts, "demo-phone.png");
-    await page.screenshot({ path: phone, fullPage: true });
+    await shoot(page, phone, { fullPage: true });
     const phoneOverflows = await overflows(page);
     h.check(!desktopOverflows && !phoneOverflows, `the page overflows its viewport (desktop ${desktopOverflows}, phone ${phoneOverflows})`);
 
@@ -57,7 +66,7 @@ export const scenarios = {
     await out.waitForFunction(() => document.body.dataset.state === "out");
     const login = path.join(h.artifacts, "demo-login-phone.png");
     await out.setViewportSize({ width: 390, height: 844 });
-    await out.screenshot({ path: login });
+    await shoot(out, login);
     h.result("screenshots", { desktop, phone, login, docs: docs ?? "", desktopOverflows, phoneOverflows });
   },
 };

@@ -37,6 +37,12 @@ export class ActionkitError extends Error {
     this.requestId = body?.requestId ?? null;
     /** @type {object|null} */
     this.body = body;
+    /** @type {boolean} true when api() failed because the session is over:
+     * the token was refused and could not be refreshed, or the tab was
+     * logged out while the call was on its way. The client has already
+     * dispatched "logout" (with its reason); a page shows its logged-out
+     * view for that, not this error. */
+    this.sessionEnded = false;
   }
 }
 
@@ -165,7 +171,8 @@ export class ActionkitClient extends EventTarget {
    * @param {string} path such as "/v1/users/read".
    * @param {object} [args]
    * @returns {Promise<object>} the success body ({status, success, ...payload}).
-   * @throws {ActionkitError}
+   * @throws {ActionkitError} with sessionEnded set when the call failed
+   *   because the session is over (the "logout" event came first).
    */
   async api(path, args = {}) {
     await this.start().catch(() => null);
@@ -174,8 +181,15 @@ export class ActionkitClient extends EventTarget {
       return await this.#send(path, args, token);
     } catch (err) {
       if (!token || err.status !== 401 || err.code !== "UNAUTHORIZED") throw err;
-      const next = await this.#session.refresh(token);
-      if (!next) throw err;
+      // The session may have ended while the call was on its way (a socket
+      // disconnected by a logout-all elsewhere got its refresh refused
+      // first): the cookie is gone, and another refresh would only be
+      // refused again.
+      const next = this.#session.token === null ? null : await this.#session.refresh(token);
+      if (!next) {
+        err.sessionEnded = this.#session.token === null;
+        throw err;
+      }
       return this.#send(path, args, next);
     }
   }

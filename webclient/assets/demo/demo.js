@@ -40,12 +40,26 @@ function showOut(reason) {
   if (reason) alert("banner", goodbye[reason] ?? "You are logged out.");
 }
 
+/**
+ * Shows err in the alert #id, unless the call failed because the session
+ * ended meanwhile: the "logout" event has put up the logged-out form and
+ * its reason, which an error would only hide. Reports whether it showed it.
+ */
+function failed(id, err, prefix = "") {
+  if (err?.sessionEnded) return false;
+  alert(id, prefix + describe(err));
+  return true;
+}
+
 async function loadProfile() {
+  const card = $("profile");
+  card.dataset.read = "pending"; // for the browser tests: pending, ok, ended, failed
   try {
     const { user } = await client.api("/v1/users/read");
     renderProfile(user);
+    card.dataset.read = "ok";
   } catch (err) {
-    alert("banner", `Could not read your profile: ${describe(err)}`);
+    card.dataset.read = failed("banner", err, "Could not read your profile: ") ? "failed" : "ended";
   }
 }
 
@@ -131,7 +145,7 @@ async function publish(id, button) {
     renderDrafts();
     alert("post-error", "");
   } catch (err) {
-    alert("post-error", describe(err));
+    failed("post-error", err);
     if (button) button.disabled = false;
   }
 }
@@ -180,7 +194,7 @@ function wire() {
         const post = await createPost();
         await publish(post.id);
       } catch (err) {
-        alert("post-error", describe(err));
+        failed("post-error", err);
       }
     });
   });
@@ -190,7 +204,7 @@ function wire() {
       renderDrafts();
       alert("post-error", "");
     } catch (err) {
-      alert("post-error", describe(err));
+      failed("post-error", err);
     }
   }));
   $("logout").addEventListener("click", () => busy($("logout"), () => client.logout().catch((err) => alert("banner", describe(err)))));
