@@ -26,7 +26,7 @@ trap cleanup EXIT
 start() { # binary, RATE_LIMIT_MAX
 	env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" PORT=$port DATABASE_URL="$dburl" \
 		REDIS_URL=redis://127.0.0.1:6379/0 JOBS_NAMESPACE="$ns" RATE_LIMIT_MAX="$2" AUTH_RATE_LIMIT_MAX=0 \
-		LOG_LEVEL=warn SHUTDOWN_DRAIN=0s ACCESS_TOKEN_EXPIRES_IN=1h "$1" api >/dev/null &
+		LOG_LEVEL=warn SHUTDOWN_DRAIN=0s ACCESS_TOKEN_EXPIRES_IN=1h "$1" api >>"${TMPDIR:-/tmp}/limiterbench-server.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return; sleep 0.2; done
 	echo "server did not start" >&2; exit 1
