@@ -13,6 +13,13 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
+// testFirstDelay is the first delay of the login slow-down in tests: long
+// enough that two requests never straddle it on a busy machine. Its exact
+// value and doubling are tested in package ratelimit with a fake clock.
+const testFirstDelay = 2 * time.Second
+
+func init() { loginFirstDelay = testFirstDelay }
+
 // xff is the header of a request forwarded by the (trusted, loopback)
 // proxy for client ip.
 func xff(ip string) []string { return []string{"X-Forwarded-For", ip} }
@@ -114,23 +121,29 @@ func TestLoginSlowDownPerPair(t *testing.T) {
 	for range 5 {
 		wrong().want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
 	}
-	if n := retryAfter(t, wrong().want(t, 429, "TOO_MANY_REQUESTS")); n != 1 {
-		t.Fatalf("Retry-After %d after 5 failures, want 1", n)
+	if n := retryAfter(t, wrong().want(t, 429, "TOO_MANY_REQUESTS")); n != 2 {
+		t.Fatalf("Retry-After %d after 5 failures, want the first delay", n)
 	}
 	// Even the right password waits: slowed attempts are not evaluated.
 	login(c, u.email, strongPassword, ip).want(t, 429, "TOO_MANY_REQUESTS")
 	// Another client of the same account is not slowed.
 	login(c, u.email, "Wrong-password-123", "203.0.113.21").want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
-	untilNotSlowed(t, 5*time.Second, wrong).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
-	if n := retryAfter(t, wrong().want(t, 429, "TOO_MANY_REQUESTS")); n != 2 {
-		t.Fatalf("Retry-After %d after 6 failures, want 2", n)
+	untilNotSlowed(t, 10*time.Second, wrong).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
+	if n := retryAfter(t, wrong().want(t, 429, "TOO_MANY_REQUESTS")); n != 4 {
+		t.Fatalf("Retry-After %d after 6 failures, want twice the first delay", n)
 	}
-	// A success resets the pair: the next failures start from zero.
-	untilNotSlowed(t, 5*time.Second, func() *apiResponse { return login(c, u.email, strongPassword, ip) }).want(t, 201, "")
+	// A success resets the pair: the next failures start from zero. (A
+	// second client, so as not to wait for the doubled delay.)
+	const ip2 = "203.0.113.22"
 	for range 5 {
-		wrong().want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
+		login(c, u.email, "Wrong-password-123", ip2).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
 	}
-	wrong().want(t, 429, "TOO_MANY_REQUESTS")
+	login(c, u.email, strongPassword, ip2).want(t, 429, "TOO_MANY_REQUESTS")
+	untilNotSlowed(t, 10*time.Second, func() *apiResponse { return login(c, u.email, strongPassword, ip2) }).want(t, 201, "")
+	for range 5 {
+		login(c, u.email, "Wrong-password-123", ip2).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
+	}
+	login(c, u.email, "Wrong-password-123", ip2).want(t, 429, "TOO_MANY_REQUESTS")
 }
 
 func TestLoginSlowDownPerAccount(t *testing.T) {
@@ -146,15 +159,15 @@ func TestLoginSlowDownPerAccount(t *testing.T) {
 		login(c, u.email, "Wrong-password-123", fmt.Sprintf("198.51.100.%d", i)).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
 	}
 	r := login(c, u.email, strongPassword, "192.0.2.1").want(t, 429, "TOO_MANY_REQUESTS")
-	if n := retryAfter(t, r); n != 1 {
-		t.Fatalf("Retry-After %d, want 1", n)
+	if n := retryAfter(t, r); n != 2 {
+		t.Fatalf("Retry-After %d, want the first delay", n)
 	}
 	// The client that logged in before (any address of its /64) is spared,
 	// and other accounts are not concerned.
 	login(c, u.email, strongPassword, "2001:db8:77::abcd").want(t, 201, "")
 	login(c, other.email, strongPassword, "192.0.2.1").want(t, 201, "")
 	// Slowed, not locked: after the delay a new client gets its turn.
-	untilNotSlowed(t, 5*time.Second, func() *apiResponse { return login(c, u.email, strongPassword, "192.0.2.1") }).want(t, 201, "")
+	untilNotSlowed(t, 10*time.Second, func() *apiResponse { return login(c, u.email, strongPassword, "192.0.2.1") }).want(t, 201, "")
 }
 
 func TestCrossSiteCredentialRequests(t *testing.T) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/google/uuid"
 	"github.com/invopop/validation"
 
@@ -25,6 +27,11 @@ func (a *app) services() (users, admins *accounts.Service) {
 	return a.users, a.admins
 }
 
+// loginFirstDelay is the first delay of the login slow-down; zero means the
+// contract's 1 s. Tests lengthen it, once before any server starts, so that
+// a slow machine cannot outwait it between two requests.
+var loginFirstDelay time.Duration
+
 func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
@@ -40,6 +47,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		Prefix:     a.cfg.JobsNamespace + ":ratelimit:login:" + string(kind.Type) + ":",
 		Logger:     a.log,
 		IPv6Prefix: a.cfg.RateLimitIPv6Prefix,
+		FirstDelay: loginFirstDelay,
 	})
 	return s
 }
