@@ -96,8 +96,34 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 // Login checks the credentials, then the account flags (in SPEC.md's
 // order), counts the login in SQL and opens a session. An unknown e-mail
 // costs the same hashing work as a wrong password.
+//
+// With a Throttle, an attempt it makes wait is refused with a
+// *SlowedDownError before anything is checked; a wrong password or unknown
+// e-mail is reported to it as a failure and a completed login as a
+// success.
 func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
-	acc, err := s.Accounts.ByEmail(ctx, s.DB, strings.ToLower(strings.TrimSpace(email)))
+	email = strings.ToLower(strings.TrimSpace(email))
+	if s.Throttle != nil {
+		if wait := s.Throttle.Wait(ctx, email, o.IP); wait > 0 {
+			return nil, &SlowedDownError{RetryAfter: wait}
+		}
+	}
+	iss, err := s.login(ctx, email, password, o)
+	if s.Throttle != nil {
+		// The outcome is recorded even if the request was cancelled.
+		ctx := context.WithoutCancel(ctx)
+		switch {
+		case err == nil:
+			s.Throttle.Succeeded(ctx, email, o.IP)
+		case errors.Is(err, ErrInvalidCredentials):
+			s.Throttle.Failed(ctx, email, o.IP)
+		}
+	}
+	return iss, err
+}
+
+func (s *Service) login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
+	acc, err := s.Accounts.ByEmail(ctx, s.DB, email)
 	if errors.Is(err, models.ErrNotFound) {
 		if err := s.Hasher.VerifyDummy(ctx, password); err != nil {
 			return nil, err

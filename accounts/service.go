@@ -27,7 +27,30 @@ var (
 	ErrExists             = errors.New("accounts: account already exists")
 	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
 	ErrNotFound           = errors.New("accounts: account not found")
+	// ErrSlowedDown is matched by a *SlowedDownError.
+	ErrSlowedDown = errors.New("accounts: login attempts slowed down")
 )
+
+// SlowedDownError refuses a login attempt that the Throttle made wait; the
+// attempt was not evaluated.
+type SlowedDownError struct{ RetryAfter time.Duration }
+
+func (e *SlowedDownError) Error() string {
+	return fmt.Sprintf("%v: retry after %v", ErrSlowedDown, e.RetryAfter)
+}
+
+// Is matches ErrSlowedDown.
+func (e *SlowedDownError) Is(target error) bool { return target == ErrSlowedDown }
+
+// Throttle slows password guessing against one account (implemented by
+// ratelimit.SlowDown). Wait returns how long an attempt on email from ip
+// must wait before it may be evaluated (zero: now); Failed and Succeeded
+// report the outcome of an evaluated attempt. Implementations fail open.
+type Throttle interface {
+	Wait(ctx context.Context, email, ip string) time.Duration
+	Failed(ctx context.Context, email, ip string)
+	Succeeded(ctx context.Context, email, ip string)
+}
 
 // Origin describes where a session is opened from.
 type Origin struct {
@@ -69,6 +92,8 @@ type Service struct {
 	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
 	// replay.
 	RefreshOutcome func(outcome string)
+	// Throttle, when set, slows repeated failed logins per e-mail.
+	Throttle Throttle
 }
 
 // NewService returns a Service for kind with stores over db, their queries

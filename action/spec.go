@@ -39,7 +39,29 @@ type Spec struct {
 	// Errors lists the codes the action itself may return, for the generated
 	// API document. The framework adds the codes it produces on its own.
 	Errors []errorcodes.Code
+	// RateClass is the credential class whose per-client budget each call
+	// spends, shared by every action of the class (V1Login and V2Login
+	// both spend RatePassword). Empty means only the global limit applies.
+	RateClass RateClass
+	// SameSite makes the framework refuse a cross-site request with
+	// 403 FORBIDDEN before the action runs (login CSRF): set it on every
+	// action that sets or reads a credential cookie. A request is
+	// cross-site when its Sec-Fetch-Site is "cross-site", or when it
+	// carries an Origin that is neither its own nor an allowed one.
+	SameSite bool
 }
+
+// RateClass names a budget of credential-taking actions.
+type RateClass string
+
+// The credential classes (CONTRACT.md §10).
+const (
+	RatePassword RateClass = "password" // every login of every version, password changes
+	RateRefresh  RateClass = "refresh"  // refresh-token rotation
+	RateRegister RateClass = "register" // self-registration
+	RateMail     RateClass = "mail"     // actions that send mail
+	RateToken    RateClass = "token"    // actions that redeem a one-time token
+)
 
 // StatusCoder is implemented by results whose success status depends on the
 // request, such as a publish that answers 202 when it hands work to a job.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/invopop/validation"
@@ -49,8 +51,17 @@ type Config struct {
 	// CORSOrigins lists the origins allowed cross-origin access with
 	// credentials. Empty means no cross-origin access.
 	CORSOrigins []string
-	// TrustProxy takes the client IP from the last X-Forwarded-For hop.
+	// TrustProxy takes the client IP from X-Forwarded-For when the
+	// connecting peer is a trusted proxy: the right-most hop that is not
+	// one (see ClientIP).
 	TrustProxy bool
+	// TrustedProxies are the proxies whose X-Forwarded-For hops are
+	// believed with TrustProxy; nil means DefaultTrustedProxies.
+	TrustedProxies []netip.Prefix
+	// SameSiteOrigins are origins, besides the request's own and
+	// CORSOrigins, that actions declaring Spec.SameSite accept, such as the
+	// origin of the server's public URL.
+	SameSiteOrigins []string
 	// Middleware wraps routing, innermost last. Middleware runs after the
 	// request id is assigned and inside panic recovery, so it may use
 	// ClientIP and WriteError.
@@ -75,6 +86,8 @@ type Framework struct {
 	handler   http.Handler
 	maxBody   int64
 	cors      map[string]bool
+	sameSite  map[string]bool
+	proxies   []netip.Prefix
 	paths     map[string]string
 	actions   []Descriptor
 	rules     map[string]validation.Rule
@@ -105,6 +118,14 @@ func New(cfg Config) *Framework {
 	f.cors = map[string]bool{}
 	for _, o := range cfg.CORSOrigins {
 		f.cors[o] = true
+	}
+	f.sameSite = map[string]bool{}
+	for _, o := range cfg.SameSiteOrigins {
+		f.sameSite[strings.ToLower(o)] = true
+	}
+	f.proxies = cfg.TrustedProxies
+	if f.proxies == nil {
+		f.proxies = DefaultTrustedProxies
 	}
 	f.paths = map[string]string{}
 	f.requestID = newIDSource()

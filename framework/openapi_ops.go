@@ -184,6 +184,9 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 	if d.Spec.Auth.Kind != action.KindPublic {
 		codes = append(codes, errorcodes.Unauthorized)
 	}
+	if d.Spec.SameSite {
+		codes = append(codes, errorcodes.Forbidden)
+	}
 	codes = append(codes, g.info.Errors...)
 	codes = append(codes, errorcodes.InternalServerError)
 	for st, group := range groupCodes(codes) {

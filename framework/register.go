@@ -115,6 +115,10 @@ func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := action.NewRequest(r.Cookie)
 	req.ID, req.Action, req.IP, req.Received = st.id, rt.spec.Name, st.ip, st.start
 	req.UserAgent = r.Header.Get("User-Agent")
+	if rt.spec.SameSite && f.crossSite(r) {
+		f.writeError(w, r, errorcodes.Forbidden.New(), nil)
+		return
+	}
 	vals, perr := f.readArgs(r)
 	if perr != nil {
 		f.writeError(w, r, perr, nil)

@@ -46,7 +46,9 @@ func RequestID(ctx context.Context) string {
 }
 
 // ClientIP returns the client address the framework resolved for r: the
-// connection's address or, with TrustProxy, the last X-Forwarded-For hop.
+// connection's address or, with TrustProxy and a trusted peer, the
+// right-most X-Forwarded-For hop that is not a trusted proxy (the
+// left-most hop when every one is trusted).
 func ClientIP(r *http.Request) string {
 	if st := stateOf(r.Context()); st != nil {
 		return st.ip
@@ -59,7 +61,7 @@ func ClientIP(r *http.Request) string {
 func (f *Framework) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &state{
 		id:    f.requestID.next(r.Header.Get("X-Request-ID")),
-		ip:    clientIP(r, f.cfg.TrustProxy),
+		ip:    f.clientIP(r),
 		start: f.cfg.Now(),
 	}
 	w.Header().Set("X-Request-ID", st.id)
@@ -177,19 +179,113 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func clientIP(r *http.Request, trustProxy bool) string {
-	if trustProxy {
-		if hops := r.Header.Values("X-Forwarded-For"); len(hops) > 0 {
-			last := hops[len(hops)-1]
-			if i := strings.LastIndexByte(last, ','); i >= 0 {
-				last = last[i+1:]
+// DefaultTrustedProxies are loopback and the private ranges.
+var DefaultTrustedProxies = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("fc00::/7"),
+}
+
+func (f *Framework) trustedProxy(a netip.Addr) bool {
+	for _, p := range f.proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// trustedPeer returns the connecting peer's address and whether its
+// forwarding headers are believed.
+func (f *Framework) trustedPeer(r *http.Request) (netip.Addr, bool) {
+	peer, err := netip.ParseAddr(remoteHost(r.RemoteAddr))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	peer = peer.Unmap()
+	return peer, f.cfg.TrustProxy && f.trustedProxy(peer)
+}
+
+// clientIP walks X-Forwarded-For from the right, skipping trusted proxies,
+// when the peer is itself trusted. A hop that is not an address ends the
+// walk at the trusted hop to its right, which sent it.
+func (f *Framework) clientIP(r *http.Request) string {
+	peer, trusted := f.trustedPeer(r)
+	if !trusted {
+		return remoteHost(r.RemoteAddr)
+	}
+	client := peer
+	hops := r.Header.Values("X-Forwarded-For")
+	for i := len(hops) - 1; i >= 0; i-- {
+		rest := hops[i]
+		for rest != "" {
+			hop := rest
+			if c := strings.LastIndexByte(rest, ','); c >= 0 {
+				hop, rest = rest[c+1:], rest[:c]
+			} else {
+				rest = ""
 			}
-			if addr, err := netip.ParseAddr(strings.TrimSpace(last)); err == nil {
-				return addr.Unmap().String()
+			hop = strings.TrimSpace(hop)
+			if hop == "" {
+				continue
+			}
+			a, ok := parseHop(hop)
+			if !ok {
+				return client.String()
+			}
+			client = a
+			if !f.trustedProxy(a) {
+				return a.String()
 			}
 		}
 	}
-	return remoteHost(r.RemoteAddr)
+	return client.String()
+}
+
+// parseHop reads an X-Forwarded-For hop: an address, possibly with a port.
+func parseHop(hop string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(hop); err == nil {
+		return a.Unmap().WithZone(""), true
+	}
+	if ap, err := netip.ParseAddrPort(hop); err == nil {
+		return ap.Addr().Unmap().WithZone(""), true
+	}
+	return netip.Addr{}, false
+}
+
+// crossSite reports a request that an action declaring Spec.SameSite
+// refuses: Sec-Fetch-Site "cross-site", or an Origin that is none of the
+// request's own origin (its scheme and Host; the scheme from
+// X-Forwarded-Proto behind a trusted proxy), a SameSiteOrigins entry or a
+// CORSOrigins entry.
+func (f *Framework) crossSite(r *http.Request) bool {
+	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
+		return true
+	}
+	values, present := r.Header["Origin"]
+	if !present {
+		return false
+	}
+	if len(values) != 1 {
+		return true
+	}
+	origin := strings.ToLower(strings.TrimSpace(values[0]))
+	if f.sameSite[origin] || f.cors[values[0]] {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if _, trusted := f.trustedPeer(r); trusted {
+		if p := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto"))); p == "http" || p == "https" {
+			scheme = p
+		}
+	}
+	return origin != scheme+"://"+strings.ToLower(r.Host)
 }
 
 func remoteHost(addr string) string {

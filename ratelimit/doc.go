@@ -1,4 +1,38 @@
-// Package ratelimit is a fixed-window request limiter whose counters live in
+// Package ratelimit holds the service's abuse limits:
+//
+//   - [Shared], the global limiter: fixed windows decided in process, with
+//     no network call on the request path, reconciled with Redis in the
+//     background so that every instance shares one budget, within the
+//     bound below;
+//   - [Limiter], a fixed-window limiter that counts every hit in Redis (one
+//     round trip), for rare security-relevant budgets such as the
+//     credential classes, with an in-process fallback;
+//   - [SlowDown], the per-account slow-down of password guessing;
+//   - [ClientKey], the client identity limits count by (an IPv4 address or
+//     an IPv6 prefix).
+//
+// # The Shared limiter's overshoot bound
+//
+// Each instance admits a hit while the last shared total it read from Redis
+// plus its own hits since stay below the limit, and syncs every interval I
+// (at most 1 s): INCRBY of its new hits and read of the total, one
+// pipelined round trip for all its active keys. A hit admitted by one
+// instance is therefore in Redis within I (plus a round trip), and known to
+// every other instance that sees the key within 2·I (plus two round
+// trips). So once the shared count of a key reaches the limit, the other
+// instances admit for at most 2·I more: over a window, N instances admit
+// at most the limit plus the hits that reach them in those 2·I, and never
+// more than N times the limit. With I = 1 s, a client sending r requests a
+// second overshoots by at most about 2·r, and by nothing if it keeps to
+// one instance. Refused hits are not counted. Windows are aligned to the
+// clock, so instances need synchronised clocks (NTP); a skew of s shifts an
+// instance's window by s. When Redis fails each instance counts alone (N
+// instances allow up to N times the limit), logs once, and adds its hits
+// to the shared counter when Redis answers again.
+//
+// # Limiter
+//
+// Limiter is a fixed-window request limiter whose counters live in
 // Redis, so that every instance of the service shares them, and which falls
 // back to counting in-process when Redis fails.
 //

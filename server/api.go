@@ -20,6 +20,7 @@ type api struct {
 	a         *app
 	fw        *framework.Framework
 	limiter   *ratelimit.Limiter
+	global    *ratelimit.Shared
 	sockets   *events.Server
 	server    *http.Server
 	listening func(net.Addr)
@@ -32,27 +33,35 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		Prefix: cfg.JobsNamespace + ":ratelimit:",
 		Logger: a.log,
 	})
+	global := ratelimit.NewShared(ratelimit.SharedConfig{
+		Pool:         a.redis,
+		Prefix:       cfg.JobsNamespace + ":ratelimit:g:",
+		Logger:       a.log,
+		SyncInterval: cfg.RateLimitSync,
+	})
 	limits := &rateLimits{
-		limiter: limiter, max: cfg.RateLimitMax, window: cfg.RateLimitWindow,
+		global: global, auth: limiter, max: cfg.RateLimitMax, window: cfg.RateLimitWindow,
 		authMax: cfg.AuthRateLimitMax, authWindow: cfg.AuthRateLimitWindow,
-		authPaths: map[string]bool{},
+		ipv6Prefix: cfg.RateLimitIPv6Prefix,
 	}
 	pr := &probes{draining: &a.draining, checks: map[string]func(context.Context) error{
 		"database": a.db.PingContext,
 		"redis":    func(ctx context.Context) error { return pingRedis(ctx, a.redis) },
 	}}
 	fw := framework.New(framework.Config{
-		Logger:        a.log,
-		Authenticator: a.authenticator(),
-		Catalog:       a.catalog,
-		Rules:         validationRules(a),
-		Mods:          v1.Mods(a.catalog),
-		CORSOrigins:   cfg.CORSOrigins,
-		TrustProxy:    cfg.TrustProxy,
-		Middleware:    []func(http.Handler) http.Handler{a.metrics.track, pr.guard, limits.middleware},
-		Observe:       a.metrics.observe,
-		AccessLog:     true,
-		Stacks:        !cfg.production(),
+		Logger:          a.log,
+		Authenticator:   a.authenticator(),
+		Catalog:         a.catalog,
+		Rules:           validationRules(a),
+		Mods:            v1.Mods(a.catalog),
+		CORSOrigins:     cfg.CORSOrigins,
+		SameSiteOrigins: []string{cfg.publicOrigin()},
+		TrustProxy:      cfg.TrustProxy,
+		TrustedProxies:  cfg.TrustedProxies,
+		Middleware:      []func(http.Handler) http.Handler{a.metrics.track, pr.guard, limits.middleware},
+		Observe:         a.metrics.observe,
+		AccessLog:       true,
+		Stacks:          !cfg.production(),
 	})
 	limits.fw, pr.fw = fw, fw
 	pr.register()
@@ -61,14 +70,14 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	if cfg.MetricsAddr == "" {
 		fw.Handle(http.MethodGet, "/metrics", a.metricsHandler())
 	}
-	for _, path := range a.registerActions(fw) {
-		limits.authPaths[path] = true
-	}
+	a.registerActions(fw)
+	limits.learnClasses(fw)
 	var sockets *events.Server
 	if cfg.Sockets {
 		s, err := a.mountSockets(fw)
 		if err != nil {
 			limiter.Close()
+			global.Close()
 			return nil, fmt.Errorf("sockets: %w", err)
 		}
 		sockets = s
@@ -82,7 +91,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	return &api{a: a, fw: fw, limiter: limiter, sockets: sockets, server: srv, listening: listening}, nil
+	return &api{a: a, fw: fw, limiter: limiter, global: global, sockets: sockets, server: srv, listening: listening}, nil
 }
 
 // run serves until ctx ends, then drains: the probes answer 503 at once
@@ -91,6 +100,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 // shutdown budget.
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
+	defer s.global.Close()
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"runtime"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/queues"
+	"github.com/actionkit/actionkit/ratelimit"
 )
 
 // config is the server's configuration, read from the environment.
@@ -34,6 +37,10 @@ type config struct {
 	AuthRateLimitMax    int
 	AuthRateLimitWindow time.Duration
 	TrustProxy          bool
+	TrustedProxies      []netip.Prefix
+	RateLimitIPv6Prefix int
+	RateLimitSync       time.Duration
+	PublicURL           string
 	CORSOrigins         []string
 	Locales             []string
 	ShutdownTimeout     time.Duration
@@ -56,6 +63,15 @@ type config struct {
 
 func (c *config) production() bool { return c.Env == "production" }
 
+// publicOrigin is the origin (scheme and host) of PUBLIC_URL.
+func (c *config) publicOrigin() string {
+	u, err := url.Parse(c.PublicURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
 // loadConfig reads the configuration through getenv and reports every
 // invalid value at once.
 func loadConfig(getenv func(string) string) (*config, error) {
@@ -76,6 +92,9 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		AuthRateLimitMax:    p.integer("AUTH_RATE_LIMIT_MAX", 10, 0, 1<<30),
 		AuthRateLimitWindow: p.duration("AUTH_RATE_LIMIT_WINDOW", 15*time.Minute),
 		TrustProxy:          p.boolean("TRUST_PROXY", false),
+		TrustedProxies:      p.prefixes("TRUSTED_PROXIES", framework.DefaultTrustedProxies),
+		RateLimitIPv6Prefix: p.integer("RATE_LIMIT_IPV6_PREFIX", ratelimit.DefaultIPv6Prefix, 1, 128),
+		RateLimitSync:       p.duration("RATE_LIMIT_SYNC_INTERVAL", ratelimit.DefaultSyncInterval),
 		CORSOrigins:         p.origins("CORS_ORIGINS"),
 		Locales:             p.list("LOCALES", "en,es,zh-TW"),
 		ShutdownTimeout:     p.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
@@ -104,6 +123,10 @@ func loadConfig(getenv func(string) string) (*config, error) {
 			c.ModerationBlocklist = append(c.ModerationBlocklist, w)
 		}
 	}
+	if c.RateLimitSync > time.Second || c.RateLimitSync < 10*time.Millisecond {
+		p.fail("RATE_LIMIT_SYNC_INTERVAL", "must be from 10ms to 1s")
+	}
+	c.PublicURL = p.publicURL("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", c.Port))
 	c.DemoEnabled = p.boolean("DEMO_ENABLED", !c.production())
 	c.PprofAddr = p.str("PPROF_ADDR", "")
 	c.MetricsAddr = p.str("METRICS_ADDR", "")
@@ -277,6 +300,47 @@ func (p *envParser) origins(name string) []string {
 		out = append(out, u.Scheme+"://"+u.Host)
 	}
 	return out
+}
+
+// prefixes reads a comma list of CIDRs (a bare address is its own /32 or
+// /128).
+func (p *envParser) prefixes(name string, def []netip.Prefix) []netip.Prefix {
+	v, ok := p.raw(name)
+	if !ok {
+		return def
+	}
+	var out []netip.Prefix
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		pf, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				p.fail(name, fmt.Sprintf("has %q; want CIDRs such as 10.0.0.0/8 or fd00::/8", s))
+				continue
+			}
+			pf = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, pf.Masked())
+	}
+	if len(out) == 0 {
+		p.fail(name, "lists nothing")
+	}
+	return out
+}
+
+// publicURL reads the URL the service is reached at: http or https with a
+// host.
+func (p *envParser) publicURL(name, def string) string {
+	v := p.str(name, def)
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		p.fail(name, fmt.Sprintf("is %q; want an http or https URL such as https://api.example.com", v))
+		return def
+	}
+	return v
 }
 
 func (p *envParser) level(name string, def slog.Level) slog.Level {

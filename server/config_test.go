@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,19 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.ShutdownTimeout != 30*time.Second || c.Env != "development" || c.TrustProxy || len(c.CORSOrigins) != 0 ||
 		c.WorkerDeadAfter != 20*time.Second {
 		t.Errorf("defaults: %+v", c)
+	}
+	if c.RateLimitIPv6Prefix != 64 || c.RateLimitSync != time.Second || c.PublicURL != "http://localhost:8000" ||
+		c.publicOrigin() != "http://localhost:8000" || len(c.TrustedProxies) != 6 {
+		t.Errorf("limiter defaults: %+v", c)
+	}
+	c2, err := loadConfig(func(k string) string {
+		return map[string]string{"TRUSTED_PROXIES": "10.1.2.3/8, 2001:db8::7", "PUBLIC_URL": "HTTPS://Api.Example.com/app/"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(c2.TrustedProxies) != "[10.0.0.0/8 2001:db8::7/128]" || c2.publicOrigin() != "https://api.example.com" {
+		t.Errorf("limiter settings: %v %s", c2.TrustedProxies, c2.publicOrigin())
 	}
 	if strings.Join(c.Locales, ",") != "en,es,zh-TW" {
 		t.Errorf("locales = %v", c.Locales)
@@ -59,6 +73,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"namespace with a colon", map[string]string{"JOBS_NAMESPACE": "a:b"}, []string{"JOBS_NAMESPACE"}},
 		{"api version", map[string]string{"API_VERSION": "1"}, []string{"API_VERSION"}},
 		{"dead worker threshold under two heartbeats", map[string]string{"WORKER_DEAD_AFTER": "5s"}, []string{"WORKER_DEAD_AFTER"}},
+		{"limiter settings", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, nonsense", "RATE_LIMIT_IPV6_PREFIX": "129", "RATE_LIMIT_SYNC_INTERVAL": "5s", "PUBLIC_URL": "ftp://x"},
+			[]string{"TRUSTED_PROXIES", "RATE_LIMIT_IPV6_PREFIX", "RATE_LIMIT_SYNC_INTERVAL", "PUBLIC_URL"}},
+		{"public url without host", map[string]string{"PUBLIC_URL": "https://"}, []string{"PUBLIC_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })

@@ -5,22 +5,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/ratelimit"
 )
 
-// rateLimits applies the global per-IP limit and the stricter per-IP-and-
-// path limit of the credential-taking actions, counted in Redis so every
-// instance shares one budget.
+// rateLimits applies the global per-client limit, decided in process and
+// shared with the other instances through Redis in the background, and the
+// stricter per-client budget of each credential class (Spec.RateClass),
+// counted in Redis on every call since those actions are rare.
 type rateLimits struct {
 	fw         *framework.Framework
-	limiter    *ratelimit.Limiter
+	global     *ratelimit.Shared
+	auth       *ratelimit.Limiter
 	max        int
 	window     time.Duration
 	authMax    int
 	authWindow time.Duration
-	authPaths  map[string]bool
+	ipv6Prefix int
+	// classes maps the path of each action declaring a RateClass to it;
+	// it is filled from the registered specs before serving.
+	classes map[string]action.RateClass
+}
+
+// learnClasses records the rate class of every action registered on fw.
+func (l *rateLimits) learnClasses(fw *framework.Framework) {
+	l.classes = map[string]action.RateClass{}
+	for _, d := range fw.Actions() {
+		if d.Spec.RateClass != "" {
+			l.classes[d.Spec.Path] = d.Spec.RateClass
+		}
+	}
 }
 
 // exemptPaths are never limited: orchestrators poll them.
@@ -33,15 +49,15 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ip := framework.ClientIP(r)
+		client := ratelimit.ClientKey(framework.ClientIP(r), l.ipv6Prefix)
 		if l.max > 0 {
-			if d := l.limiter.Allow(r.Context(), "ip:"+ip, l.max, l.window); !d.Allowed {
+			if d := l.global.Allow("ip:"+client, l.max, l.window); !d.Allowed {
 				l.refuse(w, r, d)
 				return
 			}
 		}
-		if l.authMax > 0 && l.authPaths[path] {
-			if d := l.limiter.Allow(r.Context(), "auth:"+ip+":"+path, l.authMax, l.authWindow); !d.Allowed {
+		if class := l.classes[path]; class != "" && l.authMax > 0 {
+			if d := l.auth.Allow(r.Context(), "auth:"+string(class)+":"+client, l.authMax, l.authWindow); !d.Allowed {
 				l.refuse(w, r, d)
 				return
 			}

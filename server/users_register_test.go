@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -149,7 +151,11 @@ func TestRegisterRules(t *testing.T) {
 
 func TestLoginRules(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, testEnv(t), "api")
+	// Each call comes from a client of its own (through the loopback proxy):
+	// six wrong passwords for one account from one client would be slowed
+	// down (TestLoginSlowDownPerPair).
+	s := startServer(t, testEnv(t, "TRUST_PROXY=true"), "api")
+	var clients atomic.Int32
 	db := s.db()
 	u := register(t, s.client(), "web")
 	inactive := register(t, s.client(), "web")
@@ -179,7 +185,8 @@ func TestLoginRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bothMethods(t, func(t *testing.T, method string) {
-				s.client().callArgs(method, "/v1/users/login", tc.args, tc.header...).want(t, tc.status, tc.code)
+				headers := append([]string{"X-Forwarded-For", fmt.Sprintf("198.51.100.%d", clients.Add(1))}, tc.header...)
+				s.client().callArgs(method, "/v1/users/login", tc.args, headers...).want(t, tc.status, tc.code)
 			})
 		})
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/google/uuid"
 	"github.com/invopop/validation"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
+	"github.com/actionkit/actionkit/ratelimit"
 )
 
 // services builds the account engine of each owner kind once per process.
@@ -24,6 +27,11 @@ func (a *app) services() (users, admins *accounts.Service) {
 	return a.users, a.admins
 }
 
+// loginFirstDelay is the first delay of the login slow-down; zero means the
+// contract's 1 s. Tests lengthen it, once before any server starts, so that
+// a slow machine cannot outwait it between two requests.
+var loginFirstDelay time.Duration
+
 func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
@@ -34,6 +42,13 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		}
 	}
 	s.Revoked = func(owner action.OwnerType, id uuid.UUID) { a.revoked(owner, id) }
+	s.Throttle = ratelimit.NewSlowDown(ratelimit.SlowDownConfig{
+		Pool:       a.redis,
+		Prefix:     a.cfg.JobsNamespace + ":ratelimit:login:" + string(kind.Type) + ":",
+		Logger:     a.log,
+		IPv6Prefix: a.cfg.RateLimitIPv6Prefix,
+		FirstDelay: loginFirstDelay,
+	})
 	return s
 }
 
@@ -58,28 +73,20 @@ func (a *app) authenticator() *auth.Authenticator {
 
 func validationRules(a *app) map[string]validation.Rule { return v1.Rules(a.catalog) }
 
-// registerActions mounts every action of the bundled server and returns the
-// paths that take credentials, which get the stricter rate limit.
-func (a *app) registerActions(fw *framework.Framework) []string {
+// registerActions mounts every action of the bundled server. The actions
+// that take credentials declare their rate class on their spec.
+func (a *app) registerActions(fw *framework.Framework) {
 	users, admins := a.services()
 	cookies := v1.Cookies{Secure: a.cfg.production(), MaxAge: a.cfg.RefreshTokenTTL}
-	register := &v1.Register{Accounts: users, Cookies: cookies}
-	framework.Register(fw, register)
-	limited := []string{register.Spec().Path}
+	framework.Register(fw, &v1.Register{Accounts: users, Cookies: cookies})
 	for _, svc := range []*accounts.Service{users, admins} {
-		login := &v1.Login{Accounts: svc, Cookies: cookies}
-		refresh := &v1.Refresh{Accounts: svc, Cookies: cookies}
-		framework.Register(fw, login)
-		framework.Register(fw, refresh)
+		framework.Register(fw, &v1.Login{Accounts: svc, Cookies: cookies})
+		framework.Register(fw, &v1.Refresh{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
-		limited = append(limited, login.Spec().Path, refresh.Spec().Path)
 	}
-	v2login := &v2.Login{Accounts: users, Cookies: cookies}
-	framework.Register(fw, v2login)
-	limited = append(limited, v2login.Spec().Path)
+	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.CreatePost{Posts: a.postService()})
 	framework.Register(fw, &v1.Publish{Posts: a.postService()})
-	return limited
 }

@@ -14,6 +14,7 @@ import (
 // else is returned unchanged and becomes INTERNAL_SERVER_ERROR.
 func AccountError(kind accounts.Kind, err error) error {
 	c := kind.Codes
+	var slowed *accounts.SlowedDownError
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return c.InvalidCredentials.New()
@@ -27,6 +28,10 @@ func AccountError(kind accounts.Kind, err error) error {
 		return c.InvalidRefresh.New()
 	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists.ID != "":
 		return c.AlreadyExists.New()
+	case errors.As(err, &slowed):
+		e := errorcodes.TooManyRequests.New()
+		e.RetryAfter = max(slowed.RetryAfter, time.Second)
+		return e
 	case errors.Is(err, auth.ErrBusy):
 		e := errorcodes.ServiceBusy.New()
 		e.RetryAfter = time.Second

@@ -30,7 +30,9 @@ func (a *Login) Spec() action.Spec {
 	s.Summary = "Log in with e-mail and password"
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
-	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy}
+	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	s.RateClass = action.RatePassword
+	s.SameSite = true
 	return s
 }
 

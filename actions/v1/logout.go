@@ -24,6 +24,7 @@ func (a *Logout) Spec() action.Spec {
 	s := specFor(a.Accounts, "Logout", "logout")
 	s.Summary = "End the current session"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.SameSite = true // reads and clears the refresh cookie
 	return s
 }
 
@@ -50,6 +51,7 @@ func (a *LogoutAll) Spec() action.Spec {
 	s := specFor(a.Accounts, "LogoutAll", "logoutall")
 	s.Summary = "End every session"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.SameSite = true // clears the refresh cookie
 	return s
 }
 

@@ -28,6 +28,8 @@ func (a *Refresh) Spec() action.Spec {
 	s.Summary = "Rotate the refresh token and get a new access token"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidRefresh}
+	s.RateClass = action.RateRefresh
+	s.SameSite = true
 	return s
 }
 

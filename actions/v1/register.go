@@ -34,6 +34,8 @@ func (a *Register) Spec() action.Spec {
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
 	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.AlreadyExists, errorcodes.UserInvalidTimezone, errorcodes.ServiceBusy}
+	s.RateClass = action.RateRegister
+	s.SameSite = true
 	return s
 }
 

@@ -46,7 +46,10 @@ func (a *Login) Spec() action.Spec {
 		Summary: "Log in; the answer also describes the session and the token's expiry",
 		Auth:    action.LoggedOut(a.Accounts.Kind.Type),
 		Status:  http.StatusCreated,
-		Errors:  []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy},
+		Errors:  []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests},
+		// One budget with V1Login: a new version is no new allowance.
+		RateClass: action.RatePassword,
+		SameSite:  true,
 	}
 }
 

@@ -1,0 +1,200 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// newShared returns a Shared without a background loop (the test syncs),
+// closed when the test ends.
+func newShared(tb testing.TB, cfg SharedConfig) *Shared {
+	tb.Helper()
+	cfg.SyncInterval = -1
+	s := NewShared(cfg)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func admitted(s *Shared, key string, limit, n int) int {
+	got := 0
+	for range n {
+		if s.Allow(key, limit, time.Minute).Allowed {
+			got++
+		}
+	}
+	return got
+}
+
+func TestSharedDecidesInProcess(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	s := newShared(t, SharedConfig{Now: clock.Now})
+	d := s.Allow("ip:a", 3, time.Minute)
+	if !d.Allowed || d.Remaining != 2 || d.Limit != 3 || d.RetryAfter != time.Minute {
+		t.Fatalf("first hit: %+v", d)
+	}
+	s.Allow("ip:a", 3, time.Minute)
+	s.Allow("ip:a", 3, time.Minute)
+	d = s.Allow("ip:a", 3, time.Minute)
+	if d.Allowed || d.Remaining != 0 || d.RetryAfter != time.Minute {
+		t.Fatalf("fourth hit: %+v", d)
+	}
+	if !s.Allow("ip:b", 3, time.Minute).Allowed {
+		t.Fatal("another key shares the budget")
+	}
+	clock.Advance(30 * time.Second)
+	if d := s.Allow("ip:a", 3, time.Minute); d.Allowed || d.RetryAfter != 30*time.Second {
+		t.Fatalf("mid-window: %+v", d)
+	}
+	clock.Advance(30 * time.Second)
+	if !s.Allow("ip:a", 3, time.Minute).Allowed {
+		t.Fatal("a new window did not reset the count")
+	}
+	if s.Allow("ip:z", 0, time.Minute).Allowed {
+		t.Fatal("a zero limit admitted a hit")
+	}
+}
+
+// TestSharedTwoInstances is the overshoot bound in its simplest form: an
+// instance admits hits the other has not told it of only until its next
+// sync after the other's.
+func TestSharedTwoInstances(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	pool, prefix := redisPool(t), keyPrefix(t)
+	a := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	b := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	ctx := context.Background()
+	if got := admitted(a, "k", 10, 15); got != 10 {
+		t.Fatalf("a admitted %d of 15, want 10", got)
+	}
+	// b has not heard of a's hits: it admits, in process, until it syncs.
+	if got := admitted(b, "k", 10, 3); got != 3 {
+		t.Fatalf("b admitted %d before any sync, want 3", got)
+	}
+	for _, s := range []*Shared{a, b} {
+		if err := s.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := admitted(b, "k", 10, 5) + admitted(a, "k", 10, 5); got != 0 {
+		t.Fatalf("after the syncs %d more were admitted", got)
+	}
+	n, err := redis.Int(doRedis(t, "GET", fmt.Sprintf("%sk:60000:%d", prefix, clock.Now().UnixNano()/int64(time.Minute))))
+	if err != nil || n != 13 {
+		t.Fatalf("shared count = %d (%v), want the 13 admitted", n, err)
+	}
+	// A new window starts from zero on both.
+	clock.Advance(time.Minute)
+	if got := admitted(b, "k", 10, 1); got != 1 {
+		t.Fatal("the next window is still full")
+	}
+}
+
+// TestSharedRedisDown keeps counting in process while Redis fails, logs
+// once each way, and adds the hits counted meanwhile when Redis is back.
+func TestSharedRedisDown(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	prefix := keyPrefix(t)
+	var dead atomic.Bool
+	dead.Store(true)
+	pool := newPool(t, func(ctx context.Context) (redis.Conn, error) {
+		if dead.Load() {
+			return dialDead(ctx)
+		}
+		return dialRedis(ctx)
+	})
+	pool.MaxIdle = 0
+	logs := &logBuffer{}
+	s := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now, Logger: logs.logger()})
+	if got := admitted(s, "k", 5, 8); got != 5 {
+		t.Fatalf("admitted %d of 8 with Redis down, want 5", got)
+	}
+	for range 3 {
+		if err := s.Sync(context.Background()); err == nil {
+			t.Fatal("sync succeeded against a dead Redis")
+		}
+	}
+	if n := logs.count("WARN"); n != 1 {
+		t.Fatalf("%d warnings, want 1:\n%s", n, logs)
+	}
+	dead.Store(false)
+	if err := s.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := logs.count("INFO"); n != 1 {
+		t.Fatalf("%d info lines, want 1:\n%s", n, logs)
+	}
+	n, err := redis.Int(doRedis(t, "GET", fmt.Sprintf("%sk:60000:%d", prefix, clock.Now().UnixNano()/int64(time.Minute))))
+	if err != nil || n != 5 {
+		t.Fatalf("shared count = %d (%v), want 5", n, err)
+	}
+}
+
+// TestSharedForgetsEndedWindows keeps memory bounded by the active keys.
+func TestSharedForgetsEndedWindows(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	s := newShared(t, SharedConfig{Now: clock.Now})
+	for i := range 100 {
+		s.Allow(fmt.Sprint("k", i), 10, time.Minute)
+	}
+	clock.Advance(time.Minute)
+	s.Allow("fresh", 10, time.Minute)
+	if err := s.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range s.shards {
+		n += len(s.shards[i].m)
+	}
+	if n != 1 {
+		t.Fatalf("%d entries kept, want 1", n)
+	}
+}
+
+// TestSharedBackgroundSync needs no Sync call: the loop shares counts.
+func TestSharedBackgroundSync(t *testing.T) {
+	t.Parallel()
+	pool, prefix := redisPool(t), keyPrefix(t)
+	a := NewShared(SharedConfig{Pool: pool, Prefix: prefix, SyncInterval: 20 * time.Millisecond})
+	defer a.Close()
+	b := NewShared(SharedConfig{Pool: pool, Prefix: prefix, SyncInterval: 20 * time.Millisecond})
+	defer b.Close()
+	admitted(a, "k", 10, 10)
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Allow("k", 10, time.Hour).Allowed {
+		if time.Now().After(deadline) {
+			t.Fatal("b never learned of a's hits")
+		}
+		time.Sleep(5 * time.Millisecond) // pacing the polls, not synchronising
+	}
+}
+
+func TestClientKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.9":               "203.0.113.9",
+		"::ffff:203.0.113.9":        "203.0.113.9",
+		"2001:db8:1:2:aaaa::1":      "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff:ffff::9": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":           "2001:db8:1:3::/64",
+		"fe80::1%eth0":              "fe80::/64",
+		"not an address":            "not an address",
+	} {
+		if got := ClientKey(in, 64); got != want {
+			t.Errorf("ClientKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := ClientKey("2001:db8:1:2:aaaa::1", 48); got != "2001:db8:1::/48" {
+		t.Errorf("/48: %q", got)
+	}
+}
