@@ -77,7 +77,8 @@ func (p *Postgres) URL(database string) string {
 // with the same data, and returns once it accepts connections.
 func (p *Postgres) Start() {
 	p.t.Helper()
-	err := p.proc.start(p.cred, filepath.Join(p.bin, "postgres"),
+	// SIGQUIT, if the test binary dies, is PostgreSQL's immediate shutdown.
+	err := p.proc.start(p.cred, syscall.SIGQUIT, filepath.Join(p.bin, "postgres"),
 		"-D", filepath.Join(p.dir, "data"), "-p", strconv.Itoa(p.port),
 		"-h", "127.0.0.1", "-k", p.dir,
 		// A throw-away server: durability buys nothing here.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -29,8 +30,10 @@ type process struct {
 	done chan struct{} // closed when cmd has been waited for
 }
 
-// start runs argv with its output appended to p.log, as cred when not nil.
-func (p *process) start(cred *syscall.Credential, argv ...string) error {
+// start runs argv in the directory of p.log with its output appended to
+// p.log, as cred when not nil; death is the signal the server gets if the
+// test binary dies first.
+func (p *process) start(cred *syscall.Credential, death syscall.Signal, argv ...string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd != nil {
@@ -42,7 +45,8 @@ func (p *process) start(cred *syscall.Credential, argv ...string) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = sysProcAttr(cred)
+	cmd.Dir = filepath.Dir(p.log)
+	cmd.SysProcAttr = sysProcAttr(cred, death)
 	if err := cmd.Start(); err != nil {
 		out.Close()
 		return fmt.Errorf("faulttest: start %s: %w", p.name, err)

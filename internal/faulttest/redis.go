@@ -60,7 +60,7 @@ func (r *Redis) URL() string { return "redis://" + r.Addr() + "/0" }
 // with the data saved at the stop, and returns once it answers PING.
 func (r *Redis) Start() {
 	r.t.Helper()
-	err := r.proc.start(nil, r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
+	err := r.proc.start(nil, syscall.SIGTERM, r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
 		"--dir", r.dir, "--save", "3600 1", "--appendonly", "no", "--daemonize", "no")
 	if err == nil {
 		err = r.proc.waitUntil(r.ping)
