@@ -17,8 +17,10 @@ import (
 
 // Authenticator resolves the caller of a request. It returns (nil, nil) for
 // an anonymous request, including one whose token is missing, malformed,
-// expired or stale; an error only when it could not decide (a database
-// failure), which the framework answers with INTERNAL_SERVER_ERROR.
+// expired or stale; an error only when it could not decide. The framework
+// answers that error like an action's: SERVICE_UNAVAILABLE when it is marked
+// by dependency.Unavailable (the database is unreachable), else
+// INTERNAL_SERVER_ERROR.
 type Authenticator interface {
 	Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error)
 }
@@ -30,6 +32,9 @@ type Observation struct {
 	Method   string
 	Status   int
 	Duration time.Duration
+	// Unavailable names the dependency (dependency.Error.Name) whose
+	// outage the request was answered 503 SERVICE_UNAVAILABLE for, or "".
+	Unavailable string
 }
 
 // Config configures a Framework. The zero value is usable: no
@@ -74,7 +79,15 @@ type Config struct {
 	Stacks bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// UnavailableRetryAfter is the Retry-After of the 503 answered when a
+	// dependency is unreachable; 0 means DefaultUnavailableRetryAfter.
+	UnavailableRetryAfter time.Duration
 }
+
+// DefaultUnavailableRetryAfter is the Retry-After of an answer to a
+// dependency outage: long enough that clients do not hammer a database
+// that is restarting, short enough that they are back soon after it is.
+const DefaultUnavailableRetryAfter = 5 * time.Second
 
 // Framework serves registered actions. Build it with New, register actions
 // with Register, and use it as an http.Handler.
@@ -114,6 +127,9 @@ func New(cfg Config) *Framework {
 	}
 	if f.cfg.Now == nil {
 		f.cfg.Now = time.Now
+	}
+	if f.cfg.UnavailableRetryAfter <= 0 {
+		f.cfg.UnavailableRetryAfter = DefaultUnavailableRetryAfter
 	}
 	f.cors = map[string]bool{}
 	for _, o := range cfg.CORSOrigins {

@@ -188,7 +188,7 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 		codes = append(codes, errorcodes.Forbidden)
 	}
 	codes = append(codes, g.info.Errors...)
-	codes = append(codes, errorcodes.InternalServerError)
+	codes = append(codes, errorcodes.ServiceUnavailable, errorcodes.InternalServerError)
 	for st, group := range groupCodes(codes) {
 		out[strconv.Itoa(st)] = g.errorResponse(d.Spec.Name, group, head)
 	}

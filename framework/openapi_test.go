@@ -51,7 +51,7 @@ func ExampleFramework_OpenAPI() {
 	// 3.1.0 V1Greet_get V1Greet
 	// name map[description:modified before validation by: trim maxLength:32 type:string]
 	// times map[default:1 maximum:3 minimum:1 type:integer]
-	// [200 400 500]
+	// [200 400 500 503]
 }
 
 func sortedKeys[V any](m map[string]V) []string {

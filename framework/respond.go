@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/dependency"
 	"github.com/actionkit/actionkit/errorcodes"
 )
 
@@ -56,8 +57,11 @@ type errorBody struct {
 }
 
 // WriteError answers r with err as a JSON error body. An *errorcodes.Error
-// is written with its code; anything else is logged and answered with
-// INTERNAL_SERVER_ERROR, saying nothing of the cause.
+// is written with its code; a failure to reach a dependency (marked by
+// dependency.Unavailable) is logged and answered with SERVICE_UNAVAILABLE
+// and Retry-After; anything else is logged and answered with
+// INTERNAL_SERVER_ERROR. Neither says anything of the cause, and neither
+// sets the cookies the action asked for: nothing was decided.
 func (f *Framework) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	f.writeError(w, r, err, nil)
 }
@@ -65,6 +69,10 @@ func (f *Framework) WriteError(w http.ResponseWriter, r *http.Request, err error
 func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error, cookies []*http.Cookie) {
 	st := stateOf(r.Context())
 	e, ok := errorcodes.As(err)
+	if dep, isDep := dependency.As(err); !ok && isDep {
+		e, cookies = f.unavailable(st, dep, err), nil
+		ok = true
+	}
 	if !ok || e.Code.Status >= 500 && e.Code.ID == errorcodes.InternalServerError.ID {
 		attrs := []any{"error", err}
 		if st != nil {
@@ -96,6 +104,20 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(raw)
 	}
+}
+
+// unavailable logs a dependency outage met by a request, records it for
+// the request's Observation, and returns the 503 answer.
+func (f *Framework) unavailable(st *state, dep *dependency.Error, err error) *errorcodes.Error {
+	attrs := []any{"dependency", dep.Name, "error", err}
+	if st != nil {
+		st.unavailable = dep.Name
+		attrs = append(attrs, "requestId", st.id, "action", st.action)
+	}
+	f.log.Warn("dependency unavailable", attrs...)
+	e := errorcodes.ServiceUnavailable.New()
+	e.RetryAfter = f.cfg.UnavailableRetryAfter
+	return e
 }
 
 // errorLocale is the locale of an error answer: the one already resolved

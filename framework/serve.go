@@ -28,6 +28,8 @@ type state struct {
 	route  string
 	locale string
 	logged map[string]bool // arguments whose values the access log shows
+	// unavailable names the dependency whose outage the answer reports.
+	unavailable string
 }
 
 type stateKey struct{}
@@ -94,7 +96,7 @@ func (f *Framework) finish(rec *recorder, r *http.Request, st *state) {
 	}
 	d := f.cfg.Now().Sub(st.start)
 	if f.cfg.Observe != nil {
-		f.cfg.Observe(Observation{Action: st.action, Route: st.route, Method: r.Method, Status: status, Duration: d})
+		f.cfg.Observe(Observation{Action: st.action, Route: st.route, Method: r.Method, Status: status, Duration: d, Unavailable: st.unavailable})
 	}
 	if f.cfg.AccessLog {
 		f.log.Info("request", "requestId", st.id, "method", r.Method, "path", r.URL.Path,

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/lib/pq/pqerror"
+
+	"github.com/actionkit/actionkit/dependency"
 )
 
 // ErrNotFound reports that no row matched a lookup.
@@ -18,6 +21,10 @@ var ErrNotFound = errors.New("models: not found")
 
 // ErrDuplicate reports that a write would break a uniqueness rule.
 var ErrDuplicate = errors.New("models: duplicate")
+
+// Dependency names PostgreSQL in the errors marked unavailable
+// (dependency.Error.Name), and so in metrics and logs.
+const Dependency = "postgresql"
 
 // DB is what a store needs from a database handle. Both *sqlx.DB and *sqlx.Tx
 // satisfy it, so a store method works the same inside and outside Transact.
@@ -94,7 +101,7 @@ func describe(cfg pq.Config) string {
 func Transact(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("models: begin: %w", err)
+		return unavailable(fmt.Errorf("models: begin: %w", err))
 	}
 	committed := false
 	defer func() {
@@ -111,7 +118,7 @@ func Transact(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err
 	}
 	committed = true
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("models: commit: %w", err)
+		return unavailable(fmt.Errorf("models: commit: %w", err))
 	}
 	return nil
 }
@@ -120,4 +127,37 @@ func Transact(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err
 // unique_violation (SQLSTATE 23505).
 func IsUniqueViolation(err error) bool {
 	return pq.As(err, pqerror.UniqueViolation) != nil
+}
+
+// Unreachable reports whether err means that PostgreSQL could not be
+// reached or would not serve: a connection refused, reset or timed out, a
+// connection the driver found broken, a deadline that ran out waiting for
+// the server or the pool, or the server's own "connection exception"
+// (class 08), "insufficient resources" (class 53, such as too many
+// connections) and "shutting down or starting up" (57P01, 57P02, 57P03)
+// answers. Any other error, a syntax error or a constraint violation,
+// is a bug or a decision, not an outage.
+func Unreachable(err error) bool {
+	if dependency.Network(err) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var pe *pq.Error
+	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+		return false
+	}
+	switch pe.Code {
+	case pqerror.AdminShutdown, pqerror.CrashShutdown, pqerror.CannotConnectNow:
+		return true
+	}
+	class := pe.Code.Class()
+	return class == pqerror.ClassConnectionException || class == pqerror.ClassInsufficientResources
+}
+
+// unavailable marks err with dependency.Unavailable when PostgreSQL was
+// unreachable, so that the request is answered 503 and not 500.
+func unavailable(err error) error {
+	if Unreachable(err) {
+		return dependency.Unavailable(Dependency, err)
+	}
+	return err
 }

@@ -10,7 +10,8 @@ import (
 
 // storeErr maps a driver error of operation op to what stores return: "no
 // rows" becomes ErrNotFound, a unique violation ErrDuplicate, and anything
-// else is wrapped with the operation name.
+// else is wrapped with the operation name, and marked unavailable
+// (dependency.ErrUnavailable) when PostgreSQL could not be reached.
 func storeErr(op string, err error) error {
 	switch {
 	case err == nil:
@@ -20,7 +21,7 @@ func storeErr(op string, err error) error {
 	case IsUniqueViolation(err):
 		return ErrDuplicate
 	default:
-		return fmt.Errorf("models: %s: %w", op, err)
+		return unavailable(fmt.Errorf("models: %s: %w", op, err))
 	}
 }
 

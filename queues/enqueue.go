@@ -3,12 +3,19 @@ package queues
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/gocraft/work"
 	"github.com/gomodule/redigo/redis"
 	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/dependency"
 )
+
+// Dependency names Redis in the errors marked unavailable
+// (dependency.Error.Name), and so in metrics and logs.
+const Dependency = "redis"
 
 // Enqueuer puts jobs on queues. It is safe for concurrent use.
 type Enqueuer struct {
@@ -34,7 +41,8 @@ func NewEnqueuer(pool *redis.Pool, prefix string) *Enqueuer {
 
 // Enqueue puts the job named job with args on queue and returns its id,
 // gocraft/work's 24 lowercase hex characters. Args must encode to JSON; a
-// handler reads them back decoded from JSON (numbers become float64).
+// handler reads them back decoded from JSON (numbers become float64). When
+// Redis is unreachable the error is marked with dependency.Unavailable.
 func (e *Enqueuer) Enqueue(queue, job string, args map[string]any) (id string, err error) {
 	if queue == "" || job == "" {
 		return "", errors.New("queues: enqueue: empty queue or job name")
@@ -46,7 +54,28 @@ func (e *Enqueuer) Enqueue(queue, job string, args map[string]any) (id string, e
 		// updated: the job will run, so the caller must not see a failure.
 		return j.ID, nil
 	}
-	return "", fmt.Errorf("queues: enqueue %s %s: %w", queue, job, err)
+	err = fmt.Errorf("queues: enqueue %s %s: %w", queue, job, err)
+	if Unreachable(err) {
+		err = dependency.Unavailable(Dependency, err)
+	}
+	return "", err
+}
+
+// Unreachable reports whether err means that Redis could not be reached
+// or would not serve: a connection refused, reset, closed or timed out, an
+// exhausted pool, or a server still loading its dataset, blocked by a
+// script or without its primary (LOADING, BUSY, MASTERDOWN). Enqueue marks
+// such errors with dependency.Unavailable.
+func Unreachable(err error) bool {
+	if dependency.Network(err) || errors.Is(err, redis.ErrPoolExhausted) {
+		return true
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		code, _, _ := strings.Cut(string(re), " ")
+		return code == "LOADING" || code == "BUSY" || code == "MASTERDOWN"
+	}
+	return false
 }
 
 // EnqueuePublish enqueues V1PublishTask on PostQueue with the data

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/dependency"
 )
 
 func TestNamespace(t *testing.T) {
@@ -66,5 +68,20 @@ func TestEnqueueRefusesEmptyNames(t *testing.T) {
 				t.Errorf("Enqueue(%q, %q): got id %q, want an error", tc.queue, tc.job, id)
 			}
 		})
+	}
+}
+
+// TestEnqueueMarksAnUnreachableRedis: with Redis refusing connections the
+// error is marked dependency.ErrUnavailable, named redis.
+func TestEnqueueMarksAnUnreachableRedis(t *testing.T) {
+	t.Parallel()
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.Dial("tcp", "127.0.0.1:1") }}
+	defer pool.Close()
+	_, err := NewEnqueuer(pool, "actionkit").EnqueuePublish(uuid.Must(uuid.NewV7()))
+	if e, ok := dependency.As(err); !ok || e.Name != Dependency {
+		t.Errorf("got %v, want an error marked unavailable", err)
+	}
+	if !Unreachable(redis.Error("LOADING Redis is loading the dataset in memory")) || Unreachable(redis.Error("ERR unknown command")) {
+		t.Error("server replies misclassified")
 	}
 }

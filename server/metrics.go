@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/queues"
 )
 
 // metrics are the Prometheus metrics served on /metrics. The registry is
@@ -21,6 +23,9 @@ type metrics struct {
 	inflight  prometheus.Gauge
 	jobs      *prometheus.CounterVec
 	published *prometheus.CounterVec
+	// unavailable counts requests answered 503 because a dependency was
+	// unreachable.
+	unavailable *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -55,8 +60,15 @@ func newMetrics() *metrics {
 			Name: "actionkit_posts_published_total",
 			Help: "Posts published, by how: direct or job.",
 		}, []string{"how"}),
+		unavailable: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "actionkit_dependency_unavailable_total",
+			Help: "Requests answered 503 SERVICE_UNAVAILABLE because a dependency (postgresql, redis) was unreachable.",
+		}, []string{"dependency"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts, m.inflight, m.jobs, m.published,
+	for _, dep := range []string{models.Dependency, queues.Dependency} {
+		m.unavailable.WithLabelValues(dep) // exported at 0 before the first outage
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.refresh, m.thefts, m.inflight, m.jobs, m.published, m.unavailable,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -94,4 +106,7 @@ func (m *metrics) observe(o framework.Observation) {
 	}
 	m.requests.WithLabelValues(label, strconv.Itoa(o.Status)).Inc()
 	m.duration.WithLabelValues(label).Observe(o.Duration.Seconds())
+	if o.Unavailable != "" {
+		m.unavailable.WithLabelValues(o.Unavailable).Inc()
+	}
 }
