@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
+	"github.com/actionkit/actionkit/internal/faulttest"
 )
 
 // testFirstDelay is the first delay of the login slow-down in tests: long
@@ -249,58 +247,13 @@ func TestSharedLimitAcrossInstances(t *testing.T) {
 	ca.call(http.MethodGet, "/nope", nil).want(t, 429, "TOO_MANY_REQUESTS")
 }
 
-// startRedis runs a private redis-server on a free port until the test
-// ends, and returns its URL and a function that stops it.
-func startRedis(t *testing.T) (string, func()) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	waitFor(t, 10*time.Second, "redis-server to answer", func() bool {
-		c, err := redis.Dial("tcp", addr)
-		if err != nil {
-			return false
-		}
-		defer c.Close()
-		_, err = c.Do("PING")
-		return err == nil
-	})
-	stop := func() {
-		if c, err := redis.Dial("tcp", addr); err == nil {
-			_, _ = c.Do("SHUTDOWN", "NOSAVE")
-			c.Close()
-		}
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
-	return "redis://" + addr + "/0", stop
-}
-
 // TestRateLimitRedisStops: when Redis stops, requests are still answered,
 // the instance keeps counting alone (what it counted so far included) and
 // logs it once, and logins still work.
 func TestRateLimitRedisStops(t *testing.T) {
 	t.Parallel()
-	url, stop := startRedis(t)
+	rd := faulttest.NewRedis(t)
+	url, stop := rd.URL(), rd.Stop
 	s := startServer(t, testEnv(t, "REDIS_URL="+url, "RATE_LIMIT_MAX=30", "RATE_LIMIT_WINDOW=1h", "RATE_LIMIT_SYNC_INTERVAL=50ms", "SOCKETS_ENABLED=false"), "api")
 	c := s.client()
 	u := register(t, c, "web")

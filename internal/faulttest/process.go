@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/testenv"
 )
 
 // Timeouts of the harness. Generous: the machine may be busy.
@@ -148,10 +150,7 @@ func refused(addr string) bool {
 // missing skips t because a binary is missing, or fails it when CI=true.
 func missing(t testing.TB, what string, err error) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("faulttest: %s is required when CI=true: %v", what, err)
-	}
-	t.Skipf("faulttest: %s unavailable, skipping: %v", what, err)
+	testenv.Missing(t, "faulttest: "+what, err, "install Debian's postgresql and redis-server packages")
 }
 
 func addr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
