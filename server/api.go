@@ -17,6 +17,14 @@ import (
 	"github.com/actionkit/actionkit/ratelimit"
 )
 
+// After the listener closes, a connection idle this long is closed: its
+// client had that long to send the request it was writing. A connection
+// accepted without a request yet gets connNewGrace to send one.
+const (
+	connIdleGrace = 100 * time.Millisecond
+	connNewGrace  = 2 * time.Second
+)
+
 // api is the HTTP role: actions, probes, metrics and socket.io on PORT.
 type api struct {
 	a         *app
@@ -24,6 +32,7 @@ type api struct {
 	limiter   *ratelimit.Limiter
 	sockets   *events.Server
 	server    *http.Server
+	conns     *connTracker
 	listening func(net.Addr)
 }
 
@@ -73,8 +82,10 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		}
 		sockets = s
 	}
+	conns := newConnTracker()
 	srv := &http.Server{
-		Handler:           fw,
+		ConnState:         conns.hook,
+		Handler:           closeWhileDraining(&a.draining, fw),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -82,13 +93,15 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	return &api{a: a, fw: fw, limiter: limiter, sockets: sockets, server: srv, listening: listening}, nil
+	return &api{a: a, fw: fw, limiter: limiter, sockets: sockets, server: srv, conns: conns, listening: listening}, nil
 }
 
 // run serves until ctx ends, then drains: the probes answer 503 at once
-// while actions are still served for SHUTDOWN_DRAIN, then sockets are
-// closed, the listener closes and in-flight requests finish within the
-// shutdown budget.
+// while actions are still served for SHUTDOWN_DRAIN, every answer with
+// Connection: close so that clients move off their kept-alive connections;
+// then sockets are closed, the listener stops taking connections and
+// closes once those already queued are accepted, connections left idle are
+// closed, and in-flight requests finish within the shutdown budget.
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
@@ -99,8 +112,9 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 	if s.listening != nil {
 		s.listening(ln.Addr())
 	}
+	notify := &closeNotifyListener{Listener: ln, closed: func() { s.a.log.Info("listener closed") }}
 	served := make(chan error, 1)
-	go func() { served <- s.server.Serve(ln) }()
+	go func() { served <- s.server.Serve(notify) }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
@@ -116,7 +130,19 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 		// hold Shutdown, and their clients reconnect to another instance.
 		s.sockets.Close()
 	}
-	if err := s.server.Shutdown(stopCtx); err != nil {
+	if err := quiesceListener(stopCtx, ln, time.Second); err != nil {
+		s.a.log.Warn("closing the listener with connections still queued", "error", err)
+	}
+	_ = notify.Close()
+	<-served // Serve returns once the listener is closed
+	// Every answer now says Connection: close; connections idle for
+	// connIdleGrace (none during a drain under load) are closed, those
+	// opened without a request yet get connNewGrace to send one.
+	err = s.conns.settle(stopCtx, connIdleGrace, connNewGrace)
+	if err == nil {
+		err = s.server.Shutdown(stopCtx)
+	}
+	if err != nil {
 		_ = s.server.Close()
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return errForcedShutdown
