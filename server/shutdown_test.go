@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
 // drainOutcome is what one read of the drain load saw.
@@ -195,4 +197,43 @@ func errKind(err error) string {
 		return op.Op + " " + op.Err.Error()
 	}
 	return err.Error()
+}
+
+// TestShutdownDisconnectsSockets: at shutdown the server closes its
+// sockets' transports itself, over WebSocket and long-polling, so clients
+// see "transport close" (and reconnect by themselves, elsewhere), not a
+// transport error or a ping timeout.
+func TestShutdownDisconnectsSockets(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t, "SHUTDOWN_DRAIN=200ms"), "api")
+	u := register(t, s.client(), "web")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	transports := []string{"websocket", "polling"}
+	clients := make([]*sockettest.Client, len(transports))
+	for i, tr := range transports {
+		clients[i] = sockettest.Start(t, s.URL, u.token, sockettest.Options{Transports: []string{tr}})
+		if _, err := clients[i].WaitFor(ctx, "connect", nil); err != nil {
+			t.Fatalf("%s: %v", tr, err)
+		}
+	}
+	s.cancel()
+	for i, tr := range transports {
+		m, err := clients[i].WaitFor(ctx, "disconnect", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tr, err)
+		}
+		if m.Reason != "transport close" {
+			t.Errorf("%s: disconnect reason %q, want transport close", tr, m.Reason)
+		}
+	}
+	s.stopped = true
+	select {
+	case code := <-s.exit:
+		if code != 0 {
+			t.Errorf("exit code %d, want 0:\n%s", code, s.logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not exit")
+	}
 }
