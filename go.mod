@@ -22,7 +22,6 @@ require (
 	github.com/zishang520/socket.io-go-redis v1.3.0
 	github.com/zishang520/socket.io/v2 v2.5.0
 	golang.org/x/crypto v0.58.0
-	golang.org/x/sys v0.49.0
 )
 
 require (
@@ -58,6 +57,7 @@ require (
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect

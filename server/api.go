@@ -99,8 +99,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 // run serves until ctx ends, then drains: the probes answer 503 at once
 // while actions are still served for SHUTDOWN_DRAIN, every answer with
 // Connection: close so that clients move off their kept-alive connections;
-// then sockets are closed, the listener stops taking connections and
-// closes once those already queued are accepted, connections left idle are
+// then sockets are closed, the listener closes, connections left idle are
 // closed, and in-flight requests finish within the shutdown budget.
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
@@ -129,9 +128,6 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 		// Sockets end first: their long-polling requests would otherwise
 		// hold Shutdown, and their clients reconnect to another instance.
 		s.sockets.Close()
-	}
-	if err := quiesceListener(stopCtx, ln, time.Second); err != nil {
-		s.a.log.Warn("closing the listener with connections still queued", "error", err)
 	}
 	_ = notify.Close()
 	<-served // Serve returns once the listener is closed
