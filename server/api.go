@@ -15,6 +15,14 @@ import (
 	"github.com/actionkit/actionkit/ratelimit"
 )
 
+// After the listener closes, a connection idle this long is closed: its
+// client had that long to send the request it was writing. A connection
+// accepted without a request yet gets connNewGrace to send one.
+const (
+	connIdleGrace = 100 * time.Millisecond
+	connNewGrace  = 2 * time.Second
+)
+
 // api is the HTTP role: actions, probes, metrics and socket.io on PORT.
 type api struct {
 	a         *app
@@ -23,6 +31,7 @@ type api struct {
 	global    *ratelimit.Shared
 	sockets   *events.Server
 	server    *http.Server
+	conns     *connTracker
 	listening func(net.Addr)
 }
 
@@ -82,8 +91,10 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		}
 		sockets = s
 	}
+	conns := newConnTracker()
 	srv := &http.Server{
-		Handler:           fw,
+		ConnState:         conns.hook,
+		Handler:           closeWhileDraining(&a.draining, fw),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -91,13 +102,14 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
-	return &api{a: a, fw: fw, limiter: limiter, global: global, sockets: sockets, server: srv, listening: listening}, nil
+	return &api{a: a, fw: fw, limiter: limiter, global: global, sockets: sockets, server: srv, conns: conns, listening: listening}, nil
 }
 
 // run serves until ctx ends, then drains: the probes answer 503 at once
-// while actions are still served for SHUTDOWN_DRAIN, then sockets are
-// closed, the listener closes and in-flight requests finish within the
-// shutdown budget.
+// while actions are still served for SHUTDOWN_DRAIN, every answer with
+// Connection: close so that clients move off their kept-alive connections;
+// then sockets are closed, the listener closes, connections left idle are
+// closed, and in-flight requests finish within the shutdown budget.
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
 	defer s.global.Close()
@@ -109,8 +121,9 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 	if s.listening != nil {
 		s.listening(ln.Addr())
 	}
+	notify := &closeNotifyListener{Listener: ln, closed: func() { s.a.log.Info("listener closed") }}
 	served := make(chan error, 1)
-	go func() { served <- s.server.Serve(ln) }()
+	go func() { served <- s.server.Serve(notify) }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
@@ -126,7 +139,16 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 		// hold Shutdown, and their clients reconnect to another instance.
 		s.sockets.Close()
 	}
-	if err := s.server.Shutdown(stopCtx); err != nil {
+	_ = notify.Close()
+	<-served // Serve returns once the listener is closed
+	// Every answer now says Connection: close; connections idle for
+	// connIdleGrace (none during a drain under load) are closed, those
+	// opened without a request yet get connNewGrace to send one.
+	err = s.conns.settle(stopCtx, connIdleGrace, connNewGrace)
+	if err == nil {
+		err = s.server.Shutdown(stopCtx)
+	}
+	if err != nil {
 		_ = s.server.Close()
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return errForcedShutdown
