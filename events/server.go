@@ -16,6 +16,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	sioredis "github.com/zishang520/socket.io/adapters/redis/v3"
 	"github.com/zishang520/socket.io/adapters/redis/v3/adapter"
+	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
 	"github.com/zishang520/socket.io/servers/engine/v3"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
@@ -189,7 +190,25 @@ func (s *Server) Close() {
 		if s.sub != nil {
 			_ = s.sub.Close()
 		}
+		s.closePolls()
 		s.io.Close(nil) // disconnects this instance's sockets
+	})
+}
+
+// closePolls sends the engine.io close packet to every polling socket that
+// holds a long-poll, so that the poll is answered and its client sees an
+// orderly "transport close" and reconnects (to another instance once this
+// one has left the load balancer). engine.io v3.0.2's own close of a
+// polling transport queues that packet on a write queue it has closed just
+// before, so the poll would stay open until the shutdown budget runs out.
+// (A packet queued first is still written: closing the queue lets the
+// tasks in it run.)
+func (s *Server) closePolls() {
+	s.io.Sockets().Sockets().Range(func(_ socket.SocketId, so *socket.Socket) bool {
+		if t := so.Conn().Transport(); t != nil && t.Name() == "polling" && t.Writable() {
+			t.Send([]*packet.Packet{{Type: packet.CLOSE}})
+		}
+		return true
 	})
 }
 

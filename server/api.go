@@ -121,7 +121,7 @@ func (s *api) run(ctx, stopCtx context.Context) error {
 	if s.listening != nil {
 		s.listening(ln.Addr())
 	}
-	notify := &closeNotifyListener{Listener: ln, closed: func() { s.a.log.Info("listener closed") }}
+	notify := newDrainingListener(ln.(*net.TCPListener), func() { s.a.log.Info("listener closed") })
 	served := make(chan error, 1)
 	go func() { served <- s.server.Serve(notify) }()
 	select {

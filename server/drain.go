@@ -28,17 +28,78 @@ func closeWhileDraining(draining *atomic.Bool, next http.Handler) http.Handler {
 	})
 }
 
-// closeNotifyListener calls closed once, after the listener has closed.
-type closeNotifyListener struct {
-	net.Listener
-	once   sync.Once
-	closed func()
+// acceptDrainWait is how long the closing listener waits for one more
+// connection before it closes: a connection whose handshake the kernel
+// completed is in the accept queue, and closing the socket resets it.
+const acceptDrainWait = time.Millisecond
+
+// acceptDrainMax bounds how long the closing listener keeps accepting when
+// callers go on opening connections (with a load balancer in front, the
+// probes' 503 has stopped them by then).
+const acceptDrainMax = 200 * time.Millisecond
+
+// drainingListener closes without resetting the connections waiting in the
+// kernel's accept queue: Close makes Accept take them (Serve answers each
+// with Connection: close) until none arrives within acceptDrainWait, or for
+// acceptDrainMax at most, and only then closes the socket. What remains is
+// a connection completed in the microseconds between the last look at the
+// queue and the close. Close returns once the socket is closed; closed is
+// called then, once.
+type drainingListener struct {
+	*net.TCPListener
+	closing  atomic.Bool
+	deadline time.Time // set before closing is, read after
+	once     sync.Once
+	done     chan struct{}
+	closed   func()
 }
 
-func (l *closeNotifyListener) Close() error {
-	err := l.Listener.Close()
-	l.once.Do(l.closed)
-	return err
+func newDrainingListener(ln *net.TCPListener, closed func()) *drainingListener {
+	return &drainingListener{TCPListener: ln, done: make(chan struct{}), closed: closed}
+}
+
+func (l *drainingListener) Accept() (net.Conn, error) {
+	if l.closing.Load() {
+		wait := time.Now().Add(acceptDrainWait)
+		if wait.After(l.deadline) {
+			wait = l.deadline
+		}
+		_ = l.TCPListener.SetDeadline(wait)
+	}
+	c, err := l.TCPListener.Accept()
+	if err != nil && l.closing.Load() {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			l.shut() // the queue is empty, or the time is up
+			return nil, net.ErrClosed
+		}
+	}
+	return c, err
+}
+
+// Close wakes a waiting Accept, which then drains the queue and closes the
+// socket; if nothing is accepting (Serve has ended), it closes at once.
+func (l *drainingListener) Close() error {
+	if !l.closing.Load() {
+		l.deadline = time.Now().Add(acceptDrainMax)
+		l.closing.Store(true)
+		_ = l.TCPListener.SetDeadline(time.Now().Add(acceptDrainWait))
+	}
+	select {
+	case <-l.done:
+	case <-time.After(acceptDrainMax + time.Second):
+		l.shut()
+	}
+	return nil
+}
+
+func (l *drainingListener) shut() {
+	l.once.Do(func() {
+		_ = l.TCPListener.Close()
+		close(l.done)
+		if l.closed != nil {
+			l.closed()
+		}
+	})
 }
 
 // connTracker follows the API's connections through http.Server.ConnState.
