@@ -7,6 +7,7 @@ import (
 	"github.com/gocraft/work"
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
 )
 
@@ -23,6 +24,8 @@ func (a *app) jobs() []queues.Job {
 			}
 			return svc.RunPublishJob(ctx, id)
 		})},
+		{Queue: queues.MailQueue, Name: queues.V1SendMailTask, MaxFails: 10, Backoff: mail.Backoff(a.cfg.MailRetryBackoff),
+			Handler: a.counted(queues.V1SendMailTask, a.mailer.Handle)},
 		{Queue: queues.MaintenanceQueue, Name: queues.PurgeSessionsTask, Handler: a.counted(queues.PurgeSessionsTask, func(ctx context.Context, _ *work.Job) error {
 			for _, s := range []interface {
 				PurgeExpired(context.Context) (int64, error)
