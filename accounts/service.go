@@ -27,6 +27,16 @@ var (
 	ErrExists             = errors.New("accounts: account already exists")
 	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
 	ErrNotFound           = errors.New("accounts: account not found")
+	// ErrInvalidToken: a one-time token that is malformed, unknown,
+	// expired, voided or used.
+	ErrInvalidToken = errors.New("accounts: invalid one-time token")
+	// ErrSamePassword: a new password equal to the current one.
+	ErrSamePassword = errors.New("accounts: new password equals the current one")
+	// ErrMailUnavailable: no mail can be sent (production without SMTP).
+	ErrMailUnavailable = errors.New("accounts: mail unavailable")
+	// ErrNotVerified: login of an unverified address while verification
+	// is required.
+	ErrNotVerified = errors.New("accounts: e-mail address not verified")
 )
 
 // Origin describes where a session is opened from.
@@ -69,6 +79,11 @@ type Service struct {
 	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
 	// replay.
 	RefreshOutcome func(outcome string)
+	// OneTime stores the one-time tokens of the credential flows.
+	OneTime models.TokenStore
+	// Mail configures the mail flows (reset, verification); nil disables
+	// them (ErrMailUnavailable).
+	Mail *MailSettings
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -84,6 +99,7 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		RefreshTTL: refreshTTL,
 		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 		Log:        log,
+		OneTime:    models.TokenStore{}.Prepared(db),
 	}
 }
 

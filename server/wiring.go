@@ -34,6 +34,14 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		}
 	}
 	s.Revoked = func(owner action.OwnerType, id uuid.UUID) { a.revoked(owner, id) }
+	if kind.Type == accounts.Users.Type {
+		s.Mail = &accounts.MailSettings{
+			Mailer: a.mailer, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
+			ResetURL: a.cfg.PasswordResetURL, VerifyURL: a.cfg.EmailVerifyURL,
+			ResetTTL: a.cfg.PasswordResetTTL, VerifyTTL: a.cfg.EmailVerifyTTL,
+			RequireVerified: a.cfg.RequireVerifiedEmail,
+		}
+	}
 	return s
 }
 
@@ -74,8 +82,21 @@ func (a *app) registerActions(fw *framework.Framework) []string {
 		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
-		limited = append(limited, login.Spec().Path, refresh.Spec().Path)
+		change := &v1.ChangePassword{Accounts: svc, Cookies: cookies}
+		framework.Register(fw, change)
+		limited = append(limited, login.Spec().Path, refresh.Spec().Path, change.Spec().Path)
 	}
+	// The mail flows are for users only. TODO(rate limits): these join the
+	// credential classes (mail, token) when those land on action.Spec.
+	for _, act := range []interface{ Spec() action.Spec }{
+		&v1.RequestPasswordReset{Accounts: users}, &v1.ResetPassword{Accounts: users}, &v1.VerifyEmail{Accounts: users},
+	} {
+		limited = append(limited, act.Spec().Path)
+	}
+	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
+	framework.Register(fw, &v1.ResetPassword{Accounts: users})
+	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
+	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	v2login := &v2.Login{Accounts: users, Cookies: cookies}
 	framework.Register(fw, v2login)
 	limited = append(limited, v2login.Spec().Path)

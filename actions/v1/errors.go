@@ -27,6 +27,8 @@ func AccountError(kind accounts.Kind, err error) error {
 		return c.InvalidRefresh.New()
 	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists.ID != "":
 		return c.AlreadyExists.New()
+	case errors.Is(err, accounts.ErrNotVerified):
+		return errorcodes.UserEmailNotVerified.New()
 	case errors.Is(err, auth.ErrBusy):
 		e := errorcodes.ServiceBusy.New()
 		e.RetryAfter = time.Second
