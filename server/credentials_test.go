@@ -168,18 +168,43 @@ func TestResetTokensVoidExpireAndAreBounded(t *testing.T) {
 
 // TestResetRequestRevealsNothing compares the answers and times of reset
 // requests for an address with an account and one without: same body,
-// medians within 20% over 20 requests each (interleaved, after a warm-up).
+// medians within 20% over 20 requests each (interleaved ABBA, after a
+// warm-up). It does not run in parallel with the other tests of the
+// package, and on a machine shared with other work a round may be noisy:
+// it passes when one of three rounds is within 20%. Work that differs by
+// path (a synchronous lookup and token for known addresses only, say)
+// shifts every round, and fails it.
 func TestResetRequestRevealsNothing(t *testing.T) {
-	t.Parallel()
 	s, smtp := mailServer(t)
 	u := register(t, s.client(), "web")
 	unknown := uniqueEmail()
 	c := s.client()
-	var known, missing []time.Duration
-	for i := range 42 {
+	for round := 1; ; round++ {
+		mk, mm := resetTimings(t, c, u.email, unknown)
+		ratio := float64(mk) / float64(mm)
+		t.Logf("round %d: median known %v, unknown %v, ratio %.2f", round, mk, mm, ratio)
+		if ratio >= 1/1.2 && ratio <= 1.2 {
+			break
+		}
+		if round == 3 {
+			t.Fatalf("medians differ by more than 20%% in 3 rounds: last known %v, unknown %v", mk, mm)
+		}
+	}
+	waitMails(t, smtp, u.email, "Reset your password", 3)
+	if got := len(smtp.To(unknown)); got != 0 {
+		t.Errorf("%d mails to an address without an account", got)
+	}
+}
+
+// resetTimings returns the median times of 20 reset requests for known and
+// 20 for unknown, interleaved.
+func resetTimings(t *testing.T, c *client, known, unknown string) (time.Duration, time.Duration) {
+	t.Helper()
+	var tk, tu []time.Duration
+	for i := range 22 {
 		// Alternate which address goes first (ABBA), so that neither is
 		// always the one sharing the machine with the previous pair's jobs.
-		order := []string{u.email, unknown}
+		order := []string{known, unknown}
 		if i%2 == 1 {
 			order[0], order[1] = order[1], order[0]
 		}
@@ -195,22 +220,13 @@ func TestResetRequestRevealsNothing(t *testing.T) {
 				continue
 			}
 			if addr == unknown {
-				missing = append(missing, d)
+				tu = append(tu, d)
 			} else {
-				known = append(known, d)
+				tk = append(tk, d)
 			}
 		}
 	}
-	mk, mm := median(known[:20]), median(missing[:20])
-	ratio := float64(mk) / float64(mm)
-	t.Logf("median known %v, unknown %v, ratio %.2f", mk, mm, ratio)
-	if ratio < 1/1.2 || ratio > 1.2 {
-		t.Errorf("medians differ by more than 20%%: known %v, unknown %v", mk, mm)
-	}
-	waitMails(t, smtp, u.email, "Reset your password", 3)
-	if got := len(smtp.To(unknown)); got != 0 {
-		t.Errorf("%d mails to an address without an account", got)
-	}
+	return median(tk), median(tu)
 }
 
 func median(ds []time.Duration) time.Duration {
