@@ -3,6 +3,7 @@ module github.com/actionkit/actionkit
 go 1.26.0
 
 require (
+	github.com/emersion/go-smtp v0.24.0
 	github.com/gocraft/work v0.5.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/golang-migrate/migrate/v4 v4.20.1
@@ -18,6 +19,7 @@ require (
 	github.com/redis/go-redis/v9 v9.18.0
 	github.com/robfig/cron v1.2.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	github.com/wneessen/go-mail v0.7.2
 	github.com/zishang520/socket.io/adapters/redis/v3 v3.0.2
 	github.com/zishang520/socket.io/parsers/engine/v3 v3.0.2
 	github.com/zishang520/socket.io/servers/engine/v3 v3.0.2
@@ -36,6 +38,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/dunglas/httpsfv v1.1.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/go-openapi/jsonpointer v0.23.1 // indirect
 	github.com/go-openapi/swag/jsonname v0.26.0 // indirect
 	github.com/gookit/color v1.6.0 // indirect

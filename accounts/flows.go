@@ -90,6 +90,13 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 	if err != nil {
 		return nil, err
 	}
+	if s.mailAvailable() {
+		// The account exists now; a failure to queue the verification mail
+		// must not undo it (the user can ask for a re-send).
+		if _, err := s.sendToken(ctx, acc, models.PurposeEmailVerify); err != nil {
+			s.Log.Warn("verification mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
+		}
+	}
 	return s.issue(acc, sess, raw)
 }
 
@@ -144,6 +151,8 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 		return nil, ErrInactive
 	case acc.DeletedAt != nil:
 		return nil, ErrDeleted
+	case s.Mail != nil && s.Mail.RequireVerified && acc.EmailVerifiedAt == nil:
+		return nil, ErrNotVerified
 	}
 	var encoded, salt string
 	if rehash {

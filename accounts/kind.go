@@ -14,6 +14,8 @@ type Codes struct {
 	AccountNotFound    errorcodes.Code
 	InvalidRefresh     errorcodes.Code
 	AlreadyExists      errorcodes.Code
+	// InvalidCurrentPassword refuses a password change.
+	InvalidCurrentPassword errorcodes.Code
 }
 
 // Kind declares an owner type: its name, the path segment and action-name
@@ -38,12 +40,13 @@ var Users = Kind{
 	Plural: "users",
 	Tables: models.UserTables,
 	Codes: Codes{
-		InvalidCredentials: errorcodes.UserInvalidLoginCredentials,
-		AccountInactive:    errorcodes.UserAccountInactive,
-		AccountDeleted:     errorcodes.UserAccountDeleted,
-		AccountNotFound:    errorcodes.UserAccountDoesNotExist,
-		InvalidRefresh:     errorcodes.UserUnauthorizedInvalidRefresh,
-		AlreadyExists:      errorcodes.UserAlreadyExists,
+		InvalidCredentials:     errorcodes.UserInvalidLoginCredentials,
+		AccountInactive:        errorcodes.UserAccountInactive,
+		AccountDeleted:         errorcodes.UserAccountDeleted,
+		AccountNotFound:        errorcodes.UserAccountDoesNotExist,
+		InvalidRefresh:         errorcodes.UserUnauthorizedInvalidRefresh,
+		AlreadyExists:          errorcodes.UserAlreadyExists,
+		InvalidCurrentPassword: errorcodes.UserInvalidCurrentPassword,
 	},
 }
 
@@ -55,10 +58,11 @@ var Admins = Kind{
 	Title:  "Admin",
 	Tables: models.AdminTables,
 	Codes: Codes{
-		InvalidCredentials: errorcodes.AdminInvalidLoginCredentials,
-		AccountInactive:    errorcodes.AdminAccountInactive,
-		AccountDeleted:     errorcodes.AdminAccountDeleted,
-		AccountNotFound:    errorcodes.AdminAccountDoesNotExist,
-		InvalidRefresh:     errorcodes.AdminUnauthorizedInvalidRefresh,
+		InvalidCredentials:     errorcodes.AdminInvalidLoginCredentials,
+		AccountInactive:        errorcodes.AdminAccountInactive,
+		AccountDeleted:         errorcodes.AdminAccountDeleted,
+		AccountNotFound:        errorcodes.AdminAccountDoesNotExist,
+		InvalidRefresh:         errorcodes.AdminUnauthorizedInvalidRefresh,
+		InvalidCurrentPassword: errorcodes.AdminInvalidCurrentPassword,
 	},
 }

@@ -29,6 +29,16 @@ var (
 	ErrNotFound           = errors.New("accounts: account not found")
 	// ErrSlowedDown is matched by a *SlowedDownError.
 	ErrSlowedDown = errors.New("accounts: login attempts slowed down")
+	// ErrInvalidToken: a one-time token that is malformed, unknown,
+	// expired, voided or used.
+	ErrInvalidToken = errors.New("accounts: invalid one-time token")
+	// ErrSamePassword: a new password equal to the current one.
+	ErrSamePassword = errors.New("accounts: new password equals the current one")
+	// ErrMailUnavailable: no mail can be sent (production without SMTP).
+	ErrMailUnavailable = errors.New("accounts: mail unavailable")
+	// ErrNotVerified: login of an unverified address while verification
+	// is required.
+	ErrNotVerified = errors.New("accounts: e-mail address not verified")
 )
 
 // SlowedDownError refuses a login attempt that the Throttle made wait; the
@@ -94,6 +104,11 @@ type Service struct {
 	RefreshOutcome func(outcome string)
 	// Throttle, when set, slows repeated failed logins per e-mail.
 	Throttle Throttle
+	// OneTime stores the one-time tokens of the credential flows.
+	OneTime models.TokenStore
+	// Mail configures the mail flows (reset, verification); nil disables
+	// them (ErrMailUnavailable).
+	Mail *MailSettings
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -109,6 +124,7 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		RefreshTTL: refreshTTL,
 		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 		Log:        log,
+		OneTime:    models.TokenStore{}.Prepared(db),
 	}
 }
 

@@ -28,6 +28,11 @@ var (
 	AdminAccountDoesNotExist        = Code{"ADMIN_BAD_REQUEST_ACCOUNT_DOES_NOT_EXIST", http.StatusBadRequest, "admin.account_does_not_exist"}
 	AdminUnauthorizedInvalidRefresh = Code{"ADMIN_UNAUTHORIZED_INVALID_REFRESH_TOKEN", http.StatusUnauthorized, "admin.invalid_refresh_token"}
 	MethodNotAllowed                = Code{"METHOD_NOT_ALLOWED", http.StatusMethodNotAllowed, "method_not_allowed"}
+	UserInvalidCurrentPassword      = Code{"USER_BAD_REQUEST_INVALID_CURRENT_PASSWORD", http.StatusBadRequest, "user.invalid_current_password"}
+	AdminInvalidCurrentPassword     = Code{"ADMIN_BAD_REQUEST_INVALID_CURRENT_PASSWORD", http.StatusBadRequest, "admin.invalid_current_password"}
+	UserInvalidResetToken           = Code{"USER_BAD_REQUEST_INVALID_RESET_TOKEN", http.StatusBadRequest, "user.invalid_reset_token"}
+	UserInvalidVerificationToken    = Code{"USER_BAD_REQUEST_INVALID_VERIFICATION_TOKEN", http.StatusBadRequest, "user.invalid_verification_token"}
+	UserEmailNotVerified            = Code{"USER_BAD_REQUEST_EMAIL_NOT_VERIFIED", http.StatusBadRequest, "user.email_not_verified"}
 )
 
 var all = []Code{
@@ -53,6 +58,11 @@ var all = []Code{
 	AdminAccountDoesNotExist,
 	AdminUnauthorizedInvalidRefresh,
 	MethodNotAllowed,
+	UserInvalidCurrentPassword,
+	AdminInvalidCurrentPassword,
+	UserInvalidResetToken,
+	UserInvalidVerificationToken,
+	UserEmailNotVerified,
 }
 
 // All returns every registered code in registration order.

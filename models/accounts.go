@@ -65,6 +65,8 @@ type Account struct {
 	TokenVersion int64      `db:"token_version"`
 	CreatedAt    time.Time  `db:"created_at"`
 	UpdatedAt    time.Time  `db:"updated_at"`
+	// EmailVerifiedAt is when the owner proved the address, or nil.
+	EmailVerifiedAt *time.Time `db:"email_verified_at"`
 }
 
 // normalize converts every timestamp of a to UTC.
@@ -73,17 +75,19 @@ func (a *Account) normalize() {
 	utc(&a.UpdatedAt)
 	utcPtr(&a.DeletedAt)
 	utcPtr(&a.LastLoginAt)
+	utcPtr(&a.EmailVerifiedAt)
 }
 
 // accountColumns is the column list of Account, in insert order.
 const accountColumns = `id, email, password, salt, first_name, last_name, timezone, locale,
-	is_active, deleted_at, login_count, last_login_at, token_version, created_at, updated_at`
+	is_active, deleted_at, login_count, last_login_at, token_version, created_at, updated_at,
+	email_verified_at`
 
 // AccountStore reads and writes the accounts of one owner type. Its SQL is
 // built once by NewAccountStore; it is safe for concurrent use.
 type AccountStore struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
-	lockForUpdate, setActive, softDelete                              string
+	lockForUpdate, setActive, softDelete, verifyEmail                 string
 	q                                                                 querier
 }
 
@@ -92,7 +96,7 @@ type AccountStore struct {
 func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
 	c := *s
 	c.q = preparedOn(pool, s.create, s.byID, s.byEmail, s.recordLogin, s.setPassword,
-		s.bumpTokenVersion, s.lockForUpdate, s.setActive, s.softDelete)
+		s.bumpTokenVersion, s.lockForUpdate, s.setActive, s.softDelete, s.verifyEmail)
 	return &c
 }
 
@@ -105,7 +109,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 	return &AccountStore{
 		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-				COALESCE($14, now()), COALESCE($15, $14, now()))
+				COALESCE($14, now()), COALESCE($15, $14, now()), $16)
 			RETURNING created_at, updated_at`,
 		byID: sel + ` WHERE id = $1`,
 		// lower(email) on both sides so the unique index on lower(email) serves it.
@@ -118,6 +122,8 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		lockForUpdate:    sel + ` WHERE id = $1 FOR NO KEY UPDATE`,
 		setActive:        upd + `is_active = $2, updated_at = $3 WHERE id = $1`,
 		softDelete:       upd + `deleted_at = COALESCE(deleted_at, $2), updated_at = $2 WHERE id = $1`,
+		verifyEmail: upd + `email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1
+			RETURNING ` + accountColumns,
 	}
 }
 
@@ -130,7 +136,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
 	row := s.q.rowx(ctx, db, s.create, a.ID, a.Email, a.Password, a.Salt,
 		a.FirstName, a.LastName, a.Timezone, a.Locale, a.IsActive, a.DeletedAt,
-		a.LoginCount, a.LastLoginAt, a.TokenVersion, nullIfZero(a.CreatedAt), nullIfZero(a.UpdatedAt))
+		a.LoginCount, a.LastLoginAt, a.TokenVersion, nullIfZero(a.CreatedAt), nullIfZero(a.UpdatedAt), a.EmailVerifiedAt)
 	if err := row.Scan(&a.CreatedAt, &a.UpdatedAt); err != nil {
 		return storeErr("create account", err)
 	}
@@ -190,6 +196,12 @@ func (s *AccountStore) BumpTokenVersion(ctx context.Context, db DB, id uuid.UUID
 // ends with the statement. ErrNotFound means no such account.
 func (s *AccountStore) LockForUpdate(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
 	return s.get(ctx, db, "lock account", s.lockForUpdate, id)
+}
+
+// VerifyEmail records that the owner proved its address at now (an earlier
+// proof is kept) and returns the account, or ErrNotFound.
+func (s *AccountStore) VerifyEmail(ctx context.Context, db DB, id uuid.UUID, now time.Time) (*Account, error) {
+	return s.get(ctx, db, "verify email", s.verifyEmail, id, now)
 }
 
 // SetActive sets the account's is_active flag, or returns ErrNotFound.

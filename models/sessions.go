@@ -84,7 +84,7 @@ func (s *Session) State(now time.Time) SessionState {
 // built once by NewSessionStore; it is safe for concurrent use.
 type SessionStore struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
-	lockOwnerAndRead, rotateLive                                                      string
+	lockOwnerAndRead, rotateLive, markReplaced                                        string
 	q                                                                                 querier
 }
 
@@ -93,7 +93,7 @@ type SessionStore struct {
 func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
 	c := *s
 	c.q = preparedOn(pool, s.create, s.byHash, s.byID, s.rotate, s.revoke, s.revokeByHash,
-		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive)
+		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive, s.markReplaced)
 	return &c
 }
 
@@ -124,6 +124,8 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 			WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 		lockOwnerAndRead: lockOwnerAndReadSQL(t, rest),
 		rotateLive:       rotateLiveSQL(t),
+		markReplaced: `UPDATE ` + t.Sessions + ` SET replaced_by_session_id = $3, updated_at = $4
+			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NOT NULL AND replaced_by_session_id IS NULL`,
 	}
 }
 
@@ -233,6 +235,15 @@ func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next 
 	}
 	next.normalize()
 	return nil
+}
+
+// MarkReplaced records that the revoked session id of ownerID was replaced
+// by next (which must exist), so that presenting its token later is a
+// replay; a session of another owner, not revoked, or already replaced is
+// left alone. Password change uses it after revoking every session.
+func (s *SessionStore) MarkReplaced(ctx context.Context, db DB, ownerID, id, next uuid.UUID, now time.Time) error {
+	_, err := execCount(ctx, s.q, db, "mark session replaced", s.markReplaced, id, ownerID, next, now)
+	return err
 }
 
 // Revoke sets revoked_at of session id to now if it is not revoked yet and

@@ -13,6 +13,13 @@ const (
 	MaintenanceQueue = "MaintenanceQueue"
 	// PurgeSessionsTask deletes sessions that expired long ago.
 	PurgeSessionsTask = "PurgeExpiredSessions"
+
+	// MailQueue holds the outgoing mails.
+	MailQueue = "MailQueue"
+	// V1SendMailTask sends one mail; its data is {"messageId": "<hex>"},
+	// naming the message content kept under a Redis key of its own (see
+	// package mail), never the content itself.
+	V1SendMailTask = "V1SendMailTask"
 )
 
 // Namespace returns the gocraft/work namespace of queue under prefix:

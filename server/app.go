@@ -18,8 +18,10 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/events"
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/posts"
+	"github.com/actionkit/actionkit/queues"
 )
 
 // The process roles.
@@ -51,6 +53,7 @@ type app struct {
 	posts    *posts.Service
 	rc       *goredis.Client
 	emitter  events.Emitter
+	mailer   *mail.Mailer
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -63,6 +66,13 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
+	}
+	templates, err := mail.NewTemplates(cfg.Locales)
+	if err != nil {
+		return nil, fmt.Errorf("LOCALES: %w", err)
+	}
+	if cfg.SMTP == nil && cfg.production() {
+		log.Warn("SMTP_URL is not set: no mail can be sent; password reset and e-mail verification requests answer 503")
 	}
 	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
 	if err != nil {
@@ -97,6 +107,14 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	}
 	a.emitter = newEmitter(rc, a.socketKey())
+	a.mailer = &mail.Mailer{Templates: templates, Pool: a.redis, Prefix: cfg.JobsNamespace,
+		Enqueuer: queues.NewEnqueuer(a.redis, cfg.JobsNamespace), Now: a.now, Log: log}
+	switch {
+	case cfg.SMTP != nil:
+		a.mailer.Sender = &mail.SMTPSender{Config: *cfg.SMTP, From: cfg.MailFrom}
+	case !cfg.production():
+		a.mailer.Sender = mail.LogSender{Log: log}
+	}
 	return a, nil
 }
 

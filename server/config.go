@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	netmail "net/mail"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/ratelimit"
 )
@@ -56,6 +58,15 @@ type config struct {
 	DemoEnabled         bool
 	PprofAddr           string
 	MetricsAddr         string
+	// Mail: SMTP is nil when SMTP_URL is unset.
+	SMTP                 *mail.SMTPConfig
+	MailFrom             string
+	PasswordResetURL     string
+	EmailVerifyURL       string
+	PasswordResetTTL     time.Duration
+	EmailVerifyTTL       time.Duration
+	RequireVerifiedEmail bool
+	MailRetryBackoff     time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it.
 	generatedSecret bool
@@ -136,6 +147,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	c.ShutdownDrain = p.durationOrZero("SHUTDOWN_DRAIN", drain)
 	c.AccessTokenSecret = p.secret("ACCESS_TOKEN_SECRET", c.production(), &c.generatedSecret)
+	p.mailConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}
@@ -143,6 +155,42 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		return nil, errors.Join(p.errs...)
 	}
 	return c, nil
+}
+
+// mailConfig reads the mail settings.
+func (p *envParser) mailConfig(c *config) {
+	if v, ok := p.raw("SMTP_URL"); ok {
+		sc, err := mail.ParseSMTPURL(v)
+		switch {
+		case err != nil:
+			p.fail("SMTP_URL", err.Error())
+		case sc.Insecure && c.production():
+			p.fail("SMTP_URL", "may not set insecure=true in production")
+		default:
+			c.SMTP = &sc
+		}
+	}
+	c.MailFrom = p.str("MAIL_FROM", "actionkit <no-reply@localhost>")
+	if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
+		p.fail("MAIL_FROM", "is not an address such as: actionkit <no-reply@example.com>")
+	}
+	base := strings.TrimSuffix(c.PublicURL, "/") // PUBLIC_URL, read before
+	c.PasswordResetURL = p.link("PASSWORD_RESET_URL", base+"/demo#reset={token}")
+	c.EmailVerifyURL = p.link("EMAIL_VERIFY_URL", base+"/demo#verify={token}")
+	c.PasswordResetTTL = p.duration("PASSWORD_RESET_EXPIRES_IN", 30*time.Minute)
+	c.EmailVerifyTTL = p.duration("EMAIL_VERIFY_EXPIRES_IN", 48*time.Hour)
+	c.RequireVerifiedEmail = p.boolean("REQUIRE_VERIFIED_EMAIL", false)
+	c.MailRetryBackoff = p.durationOrZero("MAIL_RETRY_BACKOFF", 30*time.Second)
+}
+
+// link reads a URL template holding {token} exactly once.
+func (p *envParser) link(name, def string) string {
+	v := p.str(name, def)
+	u, err := url.Parse(strings.Replace(v, "{token}", "t", 1))
+	if strings.Count(v, "{token}") != 1 || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.fail(name, "must be an http(s) URL containing {token} once")
+	}
+	return v
 }
 
 // envParser reads variables, collecting one error per invalid value.
@@ -336,7 +384,7 @@ func (p *envParser) prefixes(name string, def []netip.Prefix) []netip.Prefix {
 func (p *envParser) publicURL(name, def string) string {
 	v := p.str(name, def)
 	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		p.fail(name, fmt.Sprintf("is %q; want an http or https URL such as https://api.example.com", v))
 		return def
 	}

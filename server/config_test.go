@@ -37,6 +37,11 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if strings.Join(c.Locales, ",") != "en,es,zh-TW" {
 		t.Errorf("locales = %v", c.Locales)
 	}
+	if c.SMTP != nil || c.MailFrom != "actionkit <no-reply@localhost>" || c.PublicURL != "http://localhost:8000" ||
+		c.PasswordResetURL != "http://localhost:8000/demo#reset={token}" || c.EmailVerifyURL != "http://localhost:8000/demo#verify={token}" ||
+		c.PasswordResetTTL != 30*time.Minute || c.EmailVerifyTTL != 48*time.Hour || c.RequireVerifiedEmail {
+		t.Errorf("mail defaults: %+v", c)
+	}
 	if !c.generatedSecret || len(c.AccessTokenSecret) != 32 {
 		t.Errorf("development generates a 32-byte secret: %v %d", c.generatedSecret, len(c.AccessTokenSecret))
 	}
@@ -76,6 +81,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"limiter settings", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, nonsense", "RATE_LIMIT_IPV6_PREFIX": "129", "RATE_LIMIT_SYNC_INTERVAL": "5s", "PUBLIC_URL": "ftp://x"},
 			[]string{"TRUSTED_PROXIES", "RATE_LIMIT_IPV6_PREFIX", "RATE_LIMIT_SYNC_INTERVAL", "PUBLIC_URL"}},
 		{"public url without host", map[string]string{"PUBLIC_URL": "https://"}, []string{"PUBLIC_URL"}},
+		{"mail settings, every bad one at once", map[string]string{"SMTP_URL": "http://mail", "MAIL_FROM": "nobody", "PUBLIC_URL": "ftp://x",
+			"PASSWORD_RESET_URL": "https://x/reset", "EMAIL_VERIFY_URL": "x{token}", "PASSWORD_RESET_EXPIRES_IN": "0s", "EMAIL_VERIFY_EXPIRES_IN": "soon", "REQUIRE_VERIFIED_EMAIL": "perhaps"},
+			[]string{"SMTP_URL", "MAIL_FROM", "PUBLIC_URL", "PASSWORD_RESET_URL", "EMAIL_VERIFY_URL", "PASSWORD_RESET_EXPIRES_IN", "EMAIL_VERIFY_EXPIRES_IN", "REQUIRE_VERIFIED_EMAIL"}},
+		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })

@@ -7,6 +7,8 @@ import (
 	"github.com/gocraft/work"
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
 )
 
@@ -23,6 +25,12 @@ func (a *app) jobs() []queues.Job {
 			}
 			return svc.RunPublishJob(ctx, id)
 		})},
+		{Queue: queues.MailQueue, Name: queues.V1SendMailTask, MaxFails: 10, Backoff: mail.Backoff(a.cfg.MailRetryBackoff),
+			Handler: a.counted(queues.V1SendMailTask, a.mailer.Handle)},
+		{Queue: queues.MailQueue, Name: accounts.V1RequestPasswordResetTask, MaxFails: 10, Backoff: mail.Backoff(a.cfg.MailRetryBackoff),
+			Handler: a.counted(accounts.V1RequestPasswordResetTask, func(ctx context.Context, job *work.Job) error {
+				return users.RunPasswordResetRequest(ctx, job.ArgString("email"))
+			})},
 		{Queue: queues.MaintenanceQueue, Name: queues.PurgeSessionsTask, Handler: a.counted(queues.PurgeSessionsTask, func(ctx context.Context, _ *work.Job) error {
 			for _, s := range []interface {
 				PurgeExpired(context.Context) (int64, error)

@@ -11,7 +11,7 @@ import (
 )
 
 // wireUserKeys are exactly the keys of the user object (CONTRACT.md 5).
-var wireUserKeys = []string{"createdAt", "deletedAt", "email", "firstName", "id", "isActive", "lastLoginAt", "lastName", "locale", "loginCount", "timezone", "updatedAt"}
+var wireUserKeys = []string{"createdAt", "deletedAt", "email", "emailVerifiedAt", "firstName", "id", "isActive", "lastLoginAt", "lastName", "locale", "loginCount", "timezone", "updatedAt"}
 
 func checkUserObject(t testing.TB, u map[string]any) {
 	t.Helper()

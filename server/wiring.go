@@ -49,6 +49,14 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		IPv6Prefix: a.cfg.RateLimitIPv6Prefix,
 		FirstDelay: loginFirstDelay,
 	})
+	if kind.Type == accounts.Users.Type {
+		s.Mail = &accounts.MailSettings{
+			Mailer: a.mailer, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
+			ResetURL: a.cfg.PasswordResetURL, VerifyURL: a.cfg.EmailVerifyURL,
+			ResetTTL: a.cfg.PasswordResetTTL, VerifyTTL: a.cfg.EmailVerifyTTL,
+			RequireVerified: a.cfg.RequireVerifiedEmail,
+		}
+	}
 	return s
 }
 
@@ -85,7 +93,13 @@ func (a *app) registerActions(fw *framework.Framework) {
 		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
+		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
 	}
+	// The mail flows are for users only.
+	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
+	framework.Register(fw, &v1.ResetPassword{Accounts: users})
+	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
+	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.CreatePost{Posts: a.postService()})
 	framework.Register(fw, &v1.Publish{Posts: a.postService()})

@@ -32,6 +32,8 @@ func AccountError(kind accounts.Kind, err error) error {
 		e := errorcodes.TooManyRequests.New()
 		e.RetryAfter = max(slowed.RetryAfter, time.Second)
 		return e
+	case errors.Is(err, accounts.ErrNotVerified):
+		return errorcodes.UserEmailNotVerified.New()
 	case errors.Is(err, auth.ErrBusy):
 		e := errorcodes.ServiceBusy.New()
 		e.RetryAfter = time.Second

@@ -31,6 +31,9 @@ func (a *Login) Spec() action.Spec {
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
 	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	if a.Accounts.Kind.Type == accounts.Users.Type {
+		s.Errors = append(s.Errors, errorcodes.UserEmailNotVerified)
+	}
 	s.RateClass = action.RatePassword
 	s.SameSite = true
 	return s

@@ -23,6 +23,8 @@ type AccountView struct {
 	LastLoginAt *time.Time `json:"lastLoginAt"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	UpdatedAt   time.Time  `json:"updatedAt"`
+	// EmailVerifiedAt is when the address was verified, or null.
+	EmailVerifiedAt *time.Time `json:"emailVerifiedAt"`
 }
 
 // ViewAccount builds the wire object of a.
@@ -31,6 +33,7 @@ func ViewAccount(a *models.Account) *AccountView {
 		ID: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName,
 		Timezone: a.Timezone, Locale: a.Locale, IsActive: a.IsActive, DeletedAt: a.DeletedAt,
 		LoginCount: a.LoginCount, LastLoginAt: a.LastLoginAt, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		EmailVerifiedAt: a.EmailVerifiedAt,
 	}
 }
 

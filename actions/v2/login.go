@@ -40,13 +40,17 @@ type LoginResult struct {
 // Spec declares V2Login (V2AdminLogin for admins).
 func (a *Login) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes
+	errs := []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	if a.Accounts.Kind.Type == accounts.Users.Type {
+		errs = append(errs, errorcodes.UserEmailNotVerified)
+	}
 	return action.Spec{
 		Name:    "V2" + a.Accounts.Kind.Title + "Login",
 		Path:    "/v2/" + a.Accounts.Kind.Plural + "/login",
 		Summary: "Log in; the answer also describes the session and the token's expiry",
 		Auth:    action.LoggedOut(a.Accounts.Kind.Type),
 		Status:  http.StatusCreated,
-		Errors:  []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests},
+		Errors:  errs,
 		// One budget with V1Login: a new version is no new allowance.
 		RateClass: action.RatePassword,
 		SameSite:  true,

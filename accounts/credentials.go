@@ -1,0 +1,302 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/mail"
+	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/queues"
+)
+
+// MailBound is the number of mails of one purpose an address may receive
+// within MailBoundWindow; requests beyond it are answered the same and send
+// nothing.
+const (
+	MailBound       = 3
+	MailBoundWindow = time.Hour
+)
+
+// V1RequestPasswordResetTask is the job that does the work of a password
+// reset request (look the address up, check the bound, issue the token,
+// queue the mail) off the request path, so that the request takes the same
+// time whether or not the address exists. Its data is {"email": "..."}.
+const V1RequestPasswordResetTask = "V1RequestPasswordResetTask"
+
+// MailSettings configures the mail flows of a Service.
+type MailSettings struct {
+	Mailer   *mail.Mailer
+	Enqueuer *queues.Enqueuer
+	// ResetURL and VerifyURL are the links, with {token} replaced.
+	ResetURL, VerifyURL string
+	ResetTTL, VerifyTTL time.Duration
+	// RequireVerified refuses login of an unverified address.
+	RequireVerified bool
+}
+
+func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.Available() }
+
+// ChangePassword replaces the owner's password after checking the current
+// one, increments its token version (every access token dies), revokes
+// every session and opens a new one for the caller, all in one
+// transaction. The caller's previous session (the one of callerRefresh,
+// when given) is marked as replaced, so that its refresh token is a replay
+// if presented again.
+func (s *Service) ChangePassword(ctx context.Context, owner uuid.UUID, current, next, callerRefresh string, o Origin) (*Issued, error) {
+	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, _, err := s.Hasher.Verify(ctx, acc.Password, current)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrInvalidCredentials
+	}
+	if next == current {
+		return nil, ErrSamePassword
+	}
+	encoded, salt, err := s.Hasher.Hash(ctx, next)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	sess, raw, err := s.newSession(owner, o, o.Client, o.Platform, now)
+	if err != nil {
+		return nil, err
+	}
+	var revoked int64
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		locked, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+		if err != nil {
+			return err
+		}
+		if !locked.IsActive || locked.DeletedAt != nil {
+			return ErrInactive
+		}
+		if locked.Password != acc.Password {
+			return ErrInvalidCredentials // changed concurrently: the checked password is stale
+		}
+		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+			return err
+		}
+		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		if revoked, err = s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		// The caller's session, named by its refresh token, continues
+		// as the new one (same client and platform) and is marked replaced.
+		var old *models.Session
+		if auth.WellFormedRefreshToken(callerRefresh) {
+			found, err := s.Sessions.ByHash(ctx, tx, auth.HashRefreshToken(callerRefresh))
+			switch {
+			case err == nil && found.OwnerID == owner && found.ReplacedBySessionID == nil:
+				old, sess.Client, sess.Platform = found, found.Client, found.Platform
+			case err != nil && !errors.Is(err, models.ErrNotFound):
+				return err
+			}
+		}
+		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
+			return err
+		}
+		if old != nil {
+			if err := s.Sessions.MarkReplaced(ctx, tx, owner, old.ID, sess.ID, now); err != nil {
+				return err
+			}
+		}
+		acc, err = s.Accounts.ByID(ctx, tx, owner)
+		return err
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.security("password changed: every other session ended", "password_changed", owner, sess.ID, o, "revoked", revoked)
+	s.notifyRevoked(owner)
+	return s.issue(acc, sess, raw)
+}
+
+// RequestPasswordReset queues the work of a reset request for email. The
+// request itself does the same thing for every address, so that neither
+// its answer nor its time tells whether the address has an account.
+func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
+	if !s.mailAvailable() {
+		return ErrMailUnavailable
+	}
+	_, err := s.Mail.Enqueuer.Enqueue(queues.MailQueue, V1RequestPasswordResetTask,
+		map[string]any{"email": strings.ToLower(strings.TrimSpace(email))})
+	return err
+}
+
+// RunPasswordResetRequest is the job of a reset request: an active owner
+// of email, within the mail bound, gets a new reset token (voiding its
+// earlier ones) and a mail with its link. Anything else does nothing.
+func (s *Service) RunPasswordResetRequest(ctx context.Context, email string) error {
+	acc, err := s.Accounts.ByEmail(ctx, s.DB, email)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !acc.IsActive || acc.DeletedAt != nil {
+		return nil
+	}
+	_, err = s.sendToken(ctx, acc, models.PurposePasswordReset)
+	return err
+}
+
+// RequestEmailVerification sends a verification mail to the owner, unless
+// its address is verified already or the bound is reached. It reports
+// whether a mail was queued.
+func (s *Service) RequestEmailVerification(ctx context.Context, owner uuid.UUID) (bool, error) {
+	if !s.mailAvailable() {
+		return false, ErrMailUnavailable
+	}
+	acc, err := s.Account(ctx, owner)
+	if err != nil {
+		return false, err
+	}
+	if acc.EmailVerifiedAt != nil {
+		return false, nil
+	}
+	return s.sendToken(ctx, acc, models.PurposeEmailVerify)
+}
+
+// sendToken issues a token of purpose to acc unless MailBound tokens of
+// that purpose were issued within the window (counted under a lock of the
+// owner, so concurrent requests cannot pass the bound together), then
+// queues its mail. The mail's content lives until the token expires.
+func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose string) (bool, error) {
+	if !s.mailAvailable() {
+		return false, ErrMailUnavailable
+	}
+	kind, link, ttl := mail.PasswordReset, s.Mail.ResetURL, s.Mail.ResetTTL
+	if purpose == models.PurposeEmailVerify {
+		kind, link, ttl = mail.EmailVerify, s.Mail.VerifyURL, s.Mail.VerifyTTL
+	}
+	raw, hash, err := auth.NewRefreshToken() // the same form: 32 random bytes, 64 hex, stored as SHA-256
+	if err != nil {
+		return false, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return false, err
+	}
+	now := s.Now()
+	tok := &models.OneTimeToken{ID: id, OwnerType: string(s.Kind.Type), OwnerID: acc.ID, Purpose: purpose,
+		TokenHash: hash, ExpiresAt: now.Add(ttl), CreatedAt: now}
+	issued := false
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := s.Accounts.LockForUpdate(ctx, tx, acc.ID); err != nil {
+			return err
+		}
+		n, err := s.OneTime.CountSince(ctx, tx, tok.OwnerType, acc.ID, purpose, now.Add(-MailBoundWindow))
+		if err != nil || n >= MailBound {
+			return err
+		}
+		issued = true
+		return s.OneTime.Issue(ctx, tx, tok)
+	})
+	if err != nil || !issued {
+		if !issued && err == nil {
+			s.Log.Info("mail bound reached: nothing sent", "purpose", purpose, "ownerType", tok.OwnerType, "ownerId", acc.ID.String())
+		}
+		return false, err
+	}
+	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale, Link: strings.Replace(link, "{token}", raw, 1), ValidFor: ttl}
+	if _, err := s.Mail.Mailer.Enqueue(ctx, msg, tok.ExpiresAt); err != nil {
+		return false, fmt.Errorf("queue %s mail: %w", kind, err)
+	}
+	return true, nil
+}
+
+// ResetPassword sets a new password with a reset token: the token is
+// consumed, the token version incremented and every session revoked, in
+// one transaction. It does not log in.
+func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) error {
+	if !auth.WellFormedRefreshToken(raw) {
+		return ErrInvalidToken
+	}
+	encoded, salt, err := s.Hasher.Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	var owner uuid.UUID
+	var revoked int64
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, auth.HashRefreshToken(raw), now)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		owner = tok.OwnerID
+		acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+			return err
+		}
+		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		revoked, err = s.Sessions.RevokeAll(ctx, tx, owner, now)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.security("password reset by mail: every session ended", "password_reset", owner, uuid.Nil, o, "revoked", revoked)
+	s.notifyRevoked(owner)
+	return nil
+}
+
+// VerifyEmail consumes a verification token and marks its owner's address
+// verified, in one transaction.
+func (s *Service) VerifyEmail(ctx context.Context, raw string) (*models.Account, error) {
+	if !auth.WellFormedRefreshToken(raw) {
+		return nil, ErrInvalidToken
+	}
+	now := s.Now()
+	var acc *models.Account
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailVerify, auth.HashRefreshToken(raw), now)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		acc, err = s.Accounts.VerifyEmail(ctx, tx, tok.OwnerID, now)
+		if errors.Is(err, models.ErrNotFound) {
+			return ErrInvalidToken
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return acc, nil
+}

@@ -1,0 +1,183 @@
+package v1
+
+import (
+	"context"
+	"errors"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// ChangePassword replaces the caller's password (users and admins): every
+// other session and access token ends at once, and the caller's session
+// continues with new tokens.
+type ChangePassword struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// ChangePasswordArgs are the arguments of ChangePassword. The refresh token
+// (cookie, or argument for apps) names the caller's session, which is
+// marked replaced.
+type ChangePasswordArgs struct {
+	CurrentPassword string `arg:"currentPassword,secret" validate:"required,max=1024"`
+	NewPassword     string `arg:"newPassword,secret" validate:"required,password"`
+	RefreshToken    string `arg:"refreshToken,lenient,secret"`
+}
+
+// Spec declares V1ChangePassword (V1AdminChangePassword for admins).
+func (a *ChangePassword) Spec() action.Spec {
+	s := specFor(a.Accounts, "ChangePassword", "changepassword")
+	s.Summary = "Change your password; every other session ends"
+	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy}
+	s.RateClass = action.RatePassword
+	s.SameSite = true // sets the refresh cookie
+	return s
+}
+
+// Run changes the password and answers the caller's new tokens.
+func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *ChangePasswordArgs) (*SessionResult, error) {
+	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
+	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, in.CurrentPassword, in.NewPassword, raw, Origin(req))
+	switch {
+	case errors.Is(err, accounts.ErrInvalidCredentials):
+		return nil, a.Accounts.Kind.Codes.InvalidCurrentPassword.New()
+	case errors.Is(err, accounts.ErrSamePassword):
+		return nil, errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
+			"newPassword": {Code: "must_differ", Message: "must differ from the current password"},
+		})
+	case err != nil:
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
+}
+
+// RequestPasswordReset mails a reset link to the address if it belongs to
+// an active user. The answer is the same, and takes about the same time,
+// whether or not it does.
+type RequestPasswordReset struct {
+	Accounts *accounts.Service
+}
+
+// RequestPasswordResetArgs are the arguments of RequestPasswordReset.
+type RequestPasswordResetArgs struct {
+	Email string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
+}
+
+// Spec declares V1RequestPasswordReset.
+func (a *RequestPasswordReset) Spec() action.Spec {
+	s := specFor(a.Accounts, "RequestPasswordReset", "requestpasswordreset")
+	s.Summary = "Ask for a password reset link by mail"
+	s.Auth = action.Public
+	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
+	s.RateClass = action.RateMail
+	return s
+}
+
+// Run queues the request.
+func (a *RequestPasswordReset) Run(ctx context.Context, _ *action.Request, in *RequestPasswordResetArgs) (*Empty, error) {
+	if err := a.Accounts.RequestPasswordReset(ctx, in.Email); err != nil {
+		return nil, mailError(err)
+	}
+	return &Empty{}, nil
+}
+
+// ResetPassword sets a new password with the token of a reset mail and
+// ends every session; it does not log in.
+type ResetPassword struct {
+	Accounts *accounts.Service
+}
+
+// ResetPasswordArgs are the arguments of ResetPassword.
+type ResetPasswordArgs struct {
+	Token    string `arg:"token,secret" validate:"required,max=1024"`
+	Password string `arg:"password,secret" validate:"required,password"`
+}
+
+// Spec declares V1ResetPassword.
+func (a *ResetPassword) Spec() action.Spec {
+	s := specFor(a.Accounts, "ResetPassword", "resetpassword")
+	s.Summary = "Set a new password with the token of a reset mail"
+	s.Auth = action.Public
+	s.Errors = []errorcodes.Code{errorcodes.UserInvalidResetToken, errorcodes.ServiceBusy}
+	s.RateClass = action.RateToken
+	return s
+}
+
+// Run resets the password.
+func (a *ResetPassword) Run(ctx context.Context, req *action.Request, in *ResetPasswordArgs) (*Empty, error) {
+	err := a.Accounts.ResetPassword(ctx, in.Token, in.Password, Origin(req))
+	if errors.Is(err, accounts.ErrInvalidToken) {
+		return nil, errorcodes.UserInvalidResetToken.New()
+	}
+	if err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return &Empty{}, nil
+}
+
+// RequestEmailVerification mails the caller a new verification link,
+// unless its address is verified already or the bound is reached.
+type RequestEmailVerification struct {
+	Accounts *accounts.Service
+}
+
+// Spec declares V1RequestEmailVerification.
+func (a *RequestEmailVerification) Spec() action.Spec {
+	s := specFor(a.Accounts, "RequestEmailVerification", "requestemailverification")
+	s.Summary = "Ask for a new address verification mail"
+	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
+	s.RateClass = action.RateMail
+	return s
+}
+
+// Run queues the mail.
+func (a *RequestEmailVerification) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
+	if _, err := a.Accounts.RequestEmailVerification(ctx, req.Caller.ID); err != nil {
+		return nil, mailError(err)
+	}
+	return &Empty{}, nil
+}
+
+// VerifyEmail marks the address verified with the token of a verification
+// mail.
+type VerifyEmail struct {
+	Accounts *accounts.Service
+}
+
+// VerifyEmailArgs are the arguments of VerifyEmail.
+type VerifyEmailArgs struct {
+	Token string `arg:"token,secret" validate:"required,max=1024"`
+}
+
+// Spec declares V1VerifyEmail.
+func (a *VerifyEmail) Spec() action.Spec {
+	s := specFor(a.Accounts, "VerifyEmail", "verifyemail")
+	s.Summary = "Confirm your address with the token of a verification mail"
+	s.Auth = action.Public
+	s.Errors = []errorcodes.Code{errorcodes.UserInvalidVerificationToken}
+	s.RateClass = action.RateToken
+	return s
+}
+
+// Run verifies the address.
+func (a *VerifyEmail) Run(ctx context.Context, _ *action.Request, in *VerifyEmailArgs) (*AccountResult, error) {
+	acc, err := a.Accounts.VerifyEmail(ctx, in.Token)
+	if errors.Is(err, accounts.ErrInvalidToken) {
+		return nil, errorcodes.UserInvalidVerificationToken.New()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &AccountResult{User: ViewAccount(acc)}, nil
+}
+
+func mailError(err error) error {
+	if errors.Is(err, accounts.ErrMailUnavailable) {
+		return errorcodes.ServiceUnavailable.New()
+	}
+	return err
+}

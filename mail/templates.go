@@ -1,0 +1,142 @@
+// Package mail renders the account mails (password reset, address
+// verification) in the recipient's locale from templates embedded in the
+// binary, and delivers them from a background job over SMTP.
+//
+// A mail is queued in two parts: its content, link included, under a Redis
+// key that expires with the one-time token it carries, and a job on
+// MailQueue that names that key and nothing else. The job sends the content
+// and deletes the key once the SMTP server has accepted it, so a retry
+// after acceptance finds nothing to send, and a Redis dump never holds a
+// usable link longer than its token lives.
+package mail
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"io/fs"
+	texttemplate "text/template"
+	"time"
+)
+
+// The kinds of mail.
+const (
+	PasswordReset = "password_reset"
+	EmailVerify   = "email_verify"
+)
+
+// Kinds lists every kind of mail; each needs a text and an HTML template in
+// every configured locale.
+var Kinds = []string{PasswordReset, EmailVerify}
+
+//go:embed templates
+var embedded embed.FS
+
+// Templates holds the parsed templates of every kind and locale.
+type Templates struct {
+	fallback string
+	text     map[string]*texttemplate.Template // locale/kind
+	html     map[string]*htmltemplate.Template
+}
+
+// NewTemplates parses the embedded templates of every kind in each of
+// locales. A missing or unparsable template is an error, so that start-up
+// fails like it does for a locale missing an error message. The first
+// locale is the fallback of a recipient whose locale is not listed.
+func NewTemplates(locales []string) (*Templates, error) {
+	return newTemplates(embedded, locales)
+}
+
+func newTemplates(fsys fs.FS, locales []string) (*Templates, error) {
+	if len(locales) == 0 {
+		return nil, fmt.Errorf("mail: no locales")
+	}
+	t := &Templates{fallback: locales[0], text: map[string]*texttemplate.Template{}, html: map[string]*htmltemplate.Template{}}
+	for _, loc := range locales {
+		for _, kind := range Kinds {
+			key := loc + "/" + kind
+			txt, err := fs.ReadFile(fsys, "templates/"+key+".txt")
+			if err != nil {
+				return nil, fmt.Errorf("mail: locale %s has no text template of %s", loc, kind)
+			}
+			tt, err := texttemplate.New(key).Option("missingkey=error").Parse(string(txt))
+			if err != nil {
+				return nil, fmt.Errorf("mail: %s.txt: %w", key, err)
+			}
+			if tt.Lookup("subject") == nil {
+				return nil, fmt.Errorf("mail: %s.txt defines no subject", key)
+			}
+			html, err := fs.ReadFile(fsys, "templates/"+key+".html")
+			if err != nil {
+				return nil, fmt.Errorf("mail: locale %s has no HTML template of %s", loc, kind)
+			}
+			ht, err := htmltemplate.New(key).Option("missingkey=error").Parse(string(html))
+			if err != nil {
+				return nil, fmt.Errorf("mail: %s.html: %w", key, err)
+			}
+			t.text[key], t.html[key] = tt, ht
+		}
+	}
+	return t, nil
+}
+
+// Message is one mail to render.
+type Message struct {
+	Kind   string `json:"kind"`
+	To     string `json:"to"`
+	Locale string `json:"locale"`
+	// Link is the one-time link the mail carries.
+	Link string `json:"link"`
+	// ValidFor is the lifetime of the link, stated in the mail.
+	ValidFor time.Duration `json:"validFor"`
+}
+
+// Rendered is a message ready to send.
+type Rendered struct {
+	Kind    string
+	To      string
+	Locale  string
+	Subject string
+	Text    string
+	HTML    string
+	Link    string
+}
+
+// templateData is what the templates see.
+type templateData struct {
+	Email   string
+	Link    string
+	Hours   int
+	Minutes int
+}
+
+// Render renders m in its locale, or in the fallback locale when m's is not
+// configured.
+func (t *Templates) Render(m Message) (*Rendered, error) {
+	loc := m.Locale
+	if _, ok := t.text[loc+"/"+m.Kind]; !ok {
+		loc = t.fallback
+	}
+	key := loc + "/" + m.Kind
+	tt, ht := t.text[key], t.html[key]
+	if tt == nil || ht == nil {
+		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
+	}
+	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute)}
+	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
+		d.Hours = int(m.ValidFor / time.Hour)
+	}
+	var subj, txt, html bytes.Buffer
+	if err := tt.ExecuteTemplate(&subj, "subject", d); err != nil {
+		return nil, fmt.Errorf("mail: %s subject: %w", key, err)
+	}
+	if err := tt.Execute(&txt, d); err != nil {
+		return nil, fmt.Errorf("mail: %s text: %w", key, err)
+	}
+	if err := ht.Execute(&html, d); err != nil {
+		return nil, fmt.Errorf("mail: %s html: %w", key, err)
+	}
+	return &Rendered{Kind: m.Kind, To: m.To, Locale: loc, Subject: subj.String(), Text: txt.String(),
+		HTML: html.String(), Link: m.Link}, nil
+}

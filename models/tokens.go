@@ -1,0 +1,96 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// Token purposes of account_tokens.
+const (
+	PurposePasswordReset = "password_reset"
+	PurposeEmailVerify   = "email_verify"
+)
+
+// OneTimeToken is a row of account_tokens. The token itself is never
+// stored: TokenHash is the lowercase hex SHA-256 of its 64 characters.
+type OneTimeToken struct {
+	ID        uuid.UUID  `db:"id"`
+	OwnerType string     `db:"owner_type"`
+	OwnerID   uuid.UUID  `db:"owner_id"`
+	Purpose   string     `db:"purpose"`
+	TokenHash string     `db:"token_hash"`
+	ExpiresAt time.Time  `db:"expires_at"`
+	UsedAt    *time.Time `db:"used_at"`
+	CreatedAt time.Time  `db:"created_at"`
+}
+
+func (t *OneTimeToken) normalize() {
+	utc(&t.ExpiresAt)
+	utc(&t.CreatedAt)
+	utcPtr(&t.UsedAt)
+}
+
+const tokenColumns = `id, owner_type, owner_id, purpose, token_hash, expires_at, used_at, created_at`
+
+// TokenStore reads and writes account_tokens: one small API for every
+// one-time-token flow (password reset, e-mail verification, and later
+// ones). Its zero value is ready; it is safe for concurrent use.
+type TokenStore struct {
+	q querier
+}
+
+const (
+	tokenVoid = `UPDATE account_tokens SET expires_at = $4
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`
+	tokenInsert = `INSERT INTO account_tokens (` + tokenColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`
+	tokenConsume = `UPDATE account_tokens SET used_at = $3
+		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
+		RETURNING ` + tokenColumns
+	tokenCountSince = `SELECT count(*) FROM account_tokens
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND created_at > $4`
+)
+
+// Issue stores t (ID, owner, purpose, hash, expiry and creation time set by
+// the caller) after voiding, by expiring them at t.CreatedAt, the owner's
+// earlier unused tokens of the same purpose. Run it in a transaction with
+// whatever decided to issue (a bound checked with CountSince under a lock
+// of the owner, say).
+func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
+	if _, err := execCount(ctx, s.q, db, "void tokens", tokenVoid, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
+		return err
+	}
+	_, err := s.q.exec(ctx, db, tokenInsert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt)
+	return storeErr("issue token", err)
+}
+
+// Consume marks the live token of purpose whose hash is hash used at now
+// and returns it. ErrNotFound means unknown, of another purpose, expired,
+// voided or used already. Run it in the transaction of the change the
+// token authorises: a rollback makes the token usable again.
+func (s TokenStore) Consume(ctx context.Context, db DB, purpose, hash string, now time.Time) (*OneTimeToken, error) {
+	var t OneTimeToken
+	if err := s.q.get(ctx, db, &t, tokenConsume, hash, purpose, now); err != nil {
+		return nil, storeErr("consume token", err)
+	}
+	t.normalize()
+	return &t, nil
+}
+
+// CountSince counts the owner's tokens of purpose created after since,
+// voided and used ones included: the mail bounds count what was sent.
+func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, owner uuid.UUID, purpose string, since time.Time) (int, error) {
+	var n int
+	if err := s.q.get(ctx, db, &n, tokenCountSince, ownerType, owner, purpose, since); err != nil {
+		return 0, storeErr("count tokens", err)
+	}
+	return n, nil
+}
+
+// Prepared returns a copy of the store whose queries are prepared on pool.
+func (s TokenStore) Prepared(pool *sqlx.DB) TokenStore {
+	return TokenStore{q: preparedOn(pool, tokenVoid, tokenInsert, tokenConsume, tokenCountSince)}
+}

@@ -1,0 +1,65 @@
+package models_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/actionkit/actionkit/internal/pgtest"
+	"github.com/actionkit/actionkit/models"
+)
+
+func TestOneTimeTokens(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := testCtx(t)
+	store := models.TokenStore{}.Prepared(db)
+	acc := createAccount(t, db, models.UserTables, "tok@example.com")
+	now := testNow()
+	issue := func(purpose string, at time.Time, ttl time.Duration) *models.OneTimeToken {
+		t.Helper()
+		tok := &models.OneTimeToken{ID: newID(t), OwnerType: "user", OwnerID: acc.ID, Purpose: purpose,
+			TokenHash: randomHex(t, 32), ExpiresAt: at.Add(ttl), CreatedAt: at}
+		if err := store.Issue(ctx, db, tok); err != nil {
+			t.Fatalf("issue: %v", err)
+		}
+		return tok
+	}
+	first := issue(models.PurposePasswordReset, now.Add(-2*time.Minute), 30*time.Minute)
+	verify := issue(models.PurposeEmailVerify, now.Add(-2*time.Minute), time.Hour)
+	second := issue(models.PurposePasswordReset, now.Add(-time.Minute), 30*time.Minute)
+
+	// A new token voids the earlier unused one of its purpose only.
+	_, err := store.Consume(ctx, db, models.PurposePasswordReset, first.TokenHash, now)
+	wantErr(t, "voided token", err, models.ErrNotFound)
+	// Purpose is checked.
+	_, err = store.Consume(ctx, db, models.PurposeEmailVerify, second.TokenHash, now)
+	wantErr(t, "token of another purpose", err, models.ErrNotFound)
+	got, err := store.Consume(ctx, db, models.PurposePasswordReset, second.TokenHash, now)
+	if err != nil || got.ID != second.ID || got.UsedAt == nil || !got.UsedAt.Equal(now) {
+		t.Fatalf("consume: %+v %v", got, err)
+	}
+	// Single use.
+	_, err = store.Consume(ctx, db, models.PurposePasswordReset, second.TokenHash, now)
+	wantErr(t, "used token", err, models.ErrNotFound)
+	if _, err := store.Consume(ctx, db, models.PurposeEmailVerify, verify.TokenHash, now); err != nil {
+		t.Fatalf("the verification token was voided by a reset token: %v", err)
+	}
+	// Expiry.
+	old := issue(models.PurposeEmailVerify, now.Add(-2*time.Hour), time.Hour)
+	_, err = store.Consume(ctx, db, models.PurposeEmailVerify, old.TokenHash, now)
+	wantErr(t, "expired token", err, models.ErrNotFound)
+	// The count includes voided and used tokens, within the window only.
+	n, err := store.CountSince(ctx, db, "user", acc.ID, models.PurposePasswordReset, now.Add(-time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("count: %d %v, want 2", n, err)
+	}
+	n, _ = store.CountSince(ctx, db, "user", acc.ID, models.PurposeEmailVerify, now.Add(-time.Hour))
+	if n != 1 {
+		t.Fatalf("count of verification tokens in the hour: %d, want 1", n)
+	}
+	// Only lowercase hex SHA-256 is stored.
+	bad := &models.OneTimeToken{ID: newID(t), OwnerType: "user", OwnerID: acc.ID, Purpose: models.PurposeEmailVerify,
+		TokenHash: "ABC", ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+	if err := store.Issue(ctx, db, bad); err == nil {
+		t.Fatal("a malformed hash was stored")
+	}
+}
