@@ -72,10 +72,10 @@ func testEnv(t testing.TB, overrides ...string) map[string]string {
 		// loaded machine the 2 s default turns concurrency tests into
 		// SERVICE_BUSY tests (TestHashingBusy sets its own wait).
 		"PASSWORD_HASH_MAX_WAIT": "60s",
-		"RATE_LIMIT_MAX":           "100000",
-		"AUTH_RATE_LIMIT_MAX":      "100000",
-		"LOG_LEVEL":                "debug",
-		"SHUTDOWN_TIMEOUT":         "20s",
+		"RATE_LIMIT_MAX":         "100000",
+		"AUTH_RATE_LIMIT_MAX":    "100000",
+		"LOG_LEVEL":              "debug",
+		"SHUTDOWN_TIMEOUT":       "20s",
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, "=")
