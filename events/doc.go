@@ -17,9 +17,10 @@
 //     is verified by ServerConfig.Verify (the same checks as an HTTP request,
 //     token version included); a missing, malformed or refused token, or a
 //     caller other than a user, fails with connect_error "UNAUTHORIZED" and
-//     data {"error":"UNAUTHORIZED"}. If the token could not be checked (the
-//     database is down) the message is "INTERNAL_SERVER_ERROR" instead, so
-//     that clients do not take an outage for a logout.
+//     data {"error":"UNAUTHORIZED"}. If the token could not be checked
+//     because a dependency is unreachable (the database is down) the message
+//     is "SERVICE_UNAVAILABLE" instead, and "INTERNAL_SERVER_ERROR" for any
+//     other failure, so that clients do not take an outage for a logout.
 //   - The socket is then in the room USER<userId> (UserRoom) before the
 //     client sees "connect".
 //   - "join" and "leave" take a room name: FEED, GLOBAL, the socket's own

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/dependency"
 	"github.com/google/uuid"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 )
@@ -19,6 +20,7 @@ const (
 	codeUnauthorized = "UNAUTHORIZED"
 	codeForbidden    = "FORBIDDEN"
 	codeInternal     = "INTERNAL_SERVER_ERROR"
+	codeUnavailable  = "SERVICE_UNAVAILABLE"
 )
 
 // maxRoomLength bounds a room name a client may join (TEST rooms are
@@ -40,7 +42,13 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 		}
 	}()
 	caller, err := s.caller(sock)
-	if err != nil {
+	down, unavailable := dependency.As(err)
+	switch {
+	case unavailable:
+		s.log.Warn("socket authentication: a dependency is unavailable", "dependency", down.Name, "error", err)
+		next(connectError(codeUnavailable))
+		return
+	case err != nil:
 		s.log.Error("socket authentication failed", "error", err)
 		next(connectError(codeInternal))
 		return

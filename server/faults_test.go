@@ -12,6 +12,7 @@ import (
 
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/internal/faulttest"
+	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
 // unavailableMessage is SERVICE_UNAVAILABLE's message in locale.
@@ -131,6 +132,12 @@ func TestPostgresOutage(t *testing.T) {
 		t.Errorf("%s = %v, want at least %d", sample, got, answered)
 	}
 	readyDown := wantReady(t, probe, 503, map[string]string{"database": "down", "redis": "ok"})
+	// A socket handshake cannot check its token either: the client is told
+	// the service is unavailable, not that it was logged out.
+	sc := sockettest.Start(t, s.URL, u.token, sockettest.Options{})
+	if m, err := sc.Next(waitCtx(t)); err != nil || m.Type != "connect_error" || m.Message != "SERVICE_UNAVAILABLE" {
+		t.Errorf("socket handshake during the outage: got %+v (%v), want connect_error SERVICE_UNAVAILABLE", m, err)
+	}
 
 	pg.Start()
 	started := time.Now()
