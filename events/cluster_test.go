@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -234,54 +233,11 @@ func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 	wg.Wait()
 
 	for i, c := range clients {
-		missing, dup := receiveAll(t, c, PostPublished, want)
+		missing, dup := c.ReceiveAll(wait(t), PostPublished, "postId", want, quiet)
 		if len(missing) > 0 || len(dup) > 0 {
 			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
 		}
 	}
-}
-
-// receiveAll takes the events named event from c until each postId of want
-// arrived (or waitLimit passed), then watches for strays for the quiet
-// window. It returns the ids that never came and those that came more than
-// once (or were not expected).
-func receiveAll(t *testing.T, c *sockettest.Client, event string, want map[string]bool) (missing, dup []string) {
-	t.Helper()
-	ctx := wait(t)
-	seen := map[string]int{}
-	take := func(ctx context.Context) bool {
-		m, err := c.WaitFor(ctx, "event", func(m sockettest.Message) bool { return m.Event == event })
-		if err != nil {
-			return false
-		}
-		var p struct {
-			PostID string `json:"postId"`
-		}
-		if err := json.Unmarshal(m.Payload, &p); err != nil {
-			t.Errorf("payload %s: %v", m.Payload, err)
-		}
-		seen[p.PostID]++
-		return true
-	}
-	for len(seen) < len(want) && take(ctx) {
-	}
-	quietCtx, cancel := context.WithTimeout(context.Background(), quiet)
-	defer cancel()
-	for take(quietCtx) {
-	}
-	for id := range want {
-		if seen[id] == 0 {
-			missing = append(missing, id)
-		}
-	}
-	for id, n := range seen {
-		if n > 1 || !want[id] {
-			dup = append(dup, fmt.Sprintf("%s×%d", id, n))
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(dup)
-	return missing, dup
 }
 
 // TestConcurrentLocalEmitsExactlyOnce is the same burst on a server without
@@ -316,7 +272,7 @@ func TestConcurrentLocalEmitsExactlyOnce(t *testing.T) {
 	close(start)
 	wg.Wait()
 	for i, c := range clients {
-		missing, dup := receiveAll(t, c, PostPublished, want)
+		missing, dup := c.ReceiveAll(wait(t), PostPublished, "postId", want, quiet)
 		if len(missing) > 0 || len(dup) > 0 {
 			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
 		}

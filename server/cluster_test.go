@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -140,51 +139,9 @@ func TestConcurrentPublishAcrossInstances(t *testing.T) {
 	close(start)
 	wg.Wait()
 	for _, f := range feeds {
-		missing, extra := receivePosts(t, f.c, want)
+		missing, extra := f.c.ReceiveAll(waitCtx(t), "POST_PUBLISHED", "postId", want, quiet)
 		if len(missing) > 0 || len(extra) > 0 {
 			t.Errorf("%s socket on B: %d of %d POST_PUBLISHED missing %v, duplicated or unexpected %v", f.name, len(missing), posts, missing, extra)
 		}
 	}
-}
-
-// receivePosts takes c's POST_PUBLISHED events until every post of want
-// arrived (or waitCtx ended), then for the quiet window. It returns the
-// posts that never came and the events beyond one per expected post.
-func receivePosts(t *testing.T, c *sockettest.Client, want map[string]bool) (missing, extra []string) {
-	t.Helper()
-	seen := map[string]int{}
-	take := func(ctx context.Context) bool {
-		m, err := c.WaitFor(ctx, "event", func(m sockettest.Message) bool { return m.Event == "POST_PUBLISHED" })
-		if err != nil {
-			return false
-		}
-		var p struct {
-			PostID string `json:"postId"`
-		}
-		if err := json.Unmarshal(m.Payload, &p); err != nil {
-			t.Errorf("payload %s: %v", m.Payload, err)
-		}
-		seen[p.PostID]++
-		return true
-	}
-	ctx := waitCtx(t)
-	for len(seen) < len(want) && take(ctx) {
-	}
-	quietCtx, cancel := context.WithTimeout(context.Background(), quiet)
-	defer cancel()
-	for take(quietCtx) {
-	}
-	for id := range want {
-		if seen[id] == 0 {
-			missing = append(missing, id)
-		}
-	}
-	for id, n := range seen {
-		if n > 1 || !want[id] {
-			extra = append(extra, id+"×"+strconv.Itoa(n))
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(extra)
-	return missing, extra
 }

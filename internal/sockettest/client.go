@@ -262,3 +262,43 @@ func (c *Client) Close() {
 		}
 	})
 }
+
+// ReceiveAll takes c's event messages named event until one has come for
+// every id in want (the payload's string field key, such as "postId"), or
+// until ctx ends, then goes on taking for quiet to catch late duplicates.
+// It returns, sorted, the ids that never came and, as "id×n", those that
+// came more than once or were not wanted; a payload without the field
+// counts as the id "".
+func (c *Client) ReceiveAll(ctx context.Context, event, key string, want map[string]bool, quiet time.Duration) (missing, extra []string) {
+	seen := map[string]int{}
+	take := func(ctx context.Context) bool {
+		m, err := c.WaitFor(ctx, "event", func(m Message) bool { return m.Event == event })
+		if err != nil {
+			return false
+		}
+		var fields map[string]any
+		_ = json.Unmarshal(m.Payload, &fields)
+		id, _ := fields[key].(string)
+		seen[id]++
+		return true
+	}
+	for len(seen) < len(want) && take(ctx) {
+	}
+	quietCtx, cancel := context.WithTimeout(context.Background(), quiet)
+	defer cancel()
+	for take(quietCtx) {
+	}
+	for id := range want {
+		if seen[id] == 0 {
+			missing = append(missing, id)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 || !want[id] {
+			extra = append(extra, fmt.Sprintf("%s×%d", id, n))
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	return missing, extra
+}
