@@ -121,7 +121,8 @@ func (m *Mailer) Handle(ctx context.Context, job *work.Job) error {
 		// Accepted: the job must not fail, or it would send again.
 		m.Log.Warn("mail sent but its content not deleted; it expires with its link", "messageId", id, "error", err.Error())
 	}
-	m.Log.Info("mail sent", "messageId", id, "kind", msg.Kind, "locale", r.Locale)
+	// "Handed over": to the SMTP server, or to the log when there is none.
+	m.Log.Info("mail handed over", "messageId", id, "kind", msg.Kind, "locale", r.Locale)
 	return nil
 }
 
