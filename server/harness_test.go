@@ -116,7 +116,8 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 	return s
 }
 
-// stop sends the shutdown signal and waits for the exit code.
+// stop sends the shutdown signal (again, harmlessly, if the test already
+// did) and waits for the exit code; a failure to stop within 40 s fails t.
 func (s *testServer) stop() int {
 	if s.stopped {
 		return 0

@@ -115,14 +115,8 @@ func TestShutdownDrains(t *testing.T) {
 	if res := <-inflight; res == nil || res.StatusCode != 400 {
 		t.Errorf("in-flight login: got %v, want its 400 answer", res)
 	}
-	s.stopped = true
-	select {
-	case code := <-s.exit:
-		if code != 0 {
-			t.Errorf("exit code %d, want 0:\n%s", code, s.logs.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not exit")
+	if code := s.stop(); code != 0 {
+		t.Errorf("exit code %d, want 0:\n%s", code, s.logs.String())
 	}
 	if !strings.Contains(s.logs.String(), "stopped cleanly") {
 		t.Errorf("no clean stop logged")

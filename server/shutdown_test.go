@@ -104,14 +104,8 @@ func drainUnderLoad(t *testing.T, round, workers int) (total, refused, queued, b
 	if ctx.Err() != nil {
 		t.Fatalf("round %d: the load did not end with the listener's close", round)
 	}
-	s.stopped = true
-	select {
-	case code := <-s.exit:
-		if code != 0 {
-			t.Fatalf("round %d: exit code %d:\n%s", round, code, s.logs.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("round %d: the server did not exit", round)
+	if code := s.stop(); code != 0 {
+		t.Fatalf("round %d: exit code %d:\n%s", round, code, s.logs.String())
 	}
 
 	logs := s.logs.String()
@@ -231,13 +225,7 @@ func TestShutdownDisconnectsSockets(t *testing.T) {
 			t.Errorf("%s: disconnect reason %q, want transport close", tr, m.Reason)
 		}
 	}
-	s.stopped = true
-	select {
-	case code := <-s.exit:
-		if code != 0 {
-			t.Errorf("exit code %d, want 0:\n%s", code, s.logs.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not exit")
+	if code := s.stop(); code != 0 {
+		t.Errorf("exit code %d, want 0:\n%s", code, s.logs.String())
 	}
 }
