@@ -298,8 +298,9 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO users (id, email, password, salt)
 			SELECT gen_random_uuid(), 'u' || g || '@x.io', 'h', 's' FROM generate_series(1, 5000) g`,
-		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at)
-			SELECT gen_random_uuid(), id, encode(sha256(id::text::bytea), 'hex'), now() FROM users`,
+		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at, chain_id, login_at)
+			SELECT g, id, encode(sha256(id::text::bytea), 'hex'), now(), g, now()
+			FROM (SELECT gen_random_uuid() AS g, id FROM users) u`,
 		`ANALYZE users`, `ANALYZE user_sessions`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
