@@ -59,14 +59,14 @@ type config struct {
 	PprofAddr           string
 	MetricsAddr         string
 	// Mail: SMTP is nil when SMTP_URL is unset.
-	SMTP                 *mail.SMTPConfig
-	MailFrom             string
-	PasswordResetURL     string
-	EmailVerifyURL       string
-	PasswordResetTTL     time.Duration
-	EmailVerifyTTL       time.Duration
+	SMTP             *mail.SMTPConfig
+	MailFrom         string
+	PasswordResetURL string
+	EmailVerifyURL   string
+	PasswordResetTTL time.Duration
+	EmailVerifyTTL   time.Duration
 	// EventsRetention is how long security events are kept.
-	EventsRetention time.Duration
+	EventsRetention      time.Duration
 	RequireVerifiedEmail bool
 	MailRetryBackoff     time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
