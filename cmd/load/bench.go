@@ -154,9 +154,9 @@ func benchMain(ctx context.Context, args []string) error {
 	}
 	defer func() { _ = bl.stop(10 * time.Second) }()
 	fmt.Printf("server %s (pid %d), baseline %s; database %s, namespace %s\n", url, srv.pid(), blURL, dbName, ns)
-	t := &target{base: url, metricsURL: url + "/metrics", pid: srv.pid(), databaseURL: dbURL, setup: newHTTPClient(8),
+	t := &target{base: url, metricsURL: url + "/metrics", pid: srv.pid(), databaseURL: dbURL,
 		prefix: "load-" + id, mix: cfg.mix}
-	t.pool = newUserPool(t.prefix, url, t.setup)
+	t.pool = newUserPool(t.prefix, url)
 	runs := runPlan(ctx, cfg, t, blURL, bl.pid(), &meta.Argon)
 	meta.Machine.LoadAfter = loadAvg()
 	meta.WallSeconds = time.Since(cfg.started).Seconds()

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -72,6 +73,23 @@ func main() {
 	}
 }
 
+// startCPUProfile profiles this process into path until the returned
+// function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 // runMain is "load run": one scenario against a running server.
 func runMain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -91,8 +109,16 @@ func runMain(ctx context.Context, args []string) error {
 	procs := fs.Int("procs", 0, "sockets: node processes (0: one per 1,000 clients)")
 	nodeDir := fs.String("node-dir", "bench/sockets", "sockets: the node client package")
 	deliver := fs.Duration("deliver-timeout", 10*time.Second, "sockets: how long to wait for the last events after the last publish")
+	cpuProfile := fs.String("cpuprofile", "", "write the tool's own CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if err := checkLoopbackURL(*base, "http"); err != nil {
 		return err
@@ -109,9 +135,9 @@ func runMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := &target{base: *base, metricsURL: *base + "/metrics", pid: *pid, databaseURL: *dbURL, setup: newHTTPClient(8),
+	t := &target{base: *base, metricsURL: *base + "/metrics", pid: *pid, databaseURL: *dbURL,
 		prefix: "load-" + uniqueID(), mix: m}
-	t.pool = newUserPool(t.prefix, t.base, t.setup)
+	t.pool = newUserPool(t.prefix, t.base)
 	var res *Result
 	if *name == "sockets" {
 		n := *procs

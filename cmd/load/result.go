@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -19,7 +18,6 @@ type target struct {
 	metricsURL  string       // base + /metrics, or empty
 	pid         int          // 0 when unknown
 	databaseURL string       // the server's database, for checks; may be empty
-	setup       *http.Client // registrations and checks, not measured
 	pool        *userPool
 	prefix      string // unique per tool run: e-mails of its users
 	fresh       int    // pools of fresh users made so far
@@ -80,12 +78,15 @@ func (r *Result) ChecksOK() bool {
 // runHTTP runs scenario sc against base with concurrency virtual users,
 // sampling the server when t knows its metrics or pid.
 func runHTTP(ctx context.Context, t *target, base string, sc *scenario, concurrency int, cfg runConfig, sample bool) (*Result, error) {
-	client := newHTTPClient(concurrency)
-	defer client.CloseIdleConnections()
 	workers := make([]*worker, concurrency)
 	for i := range workers {
-		workers[i] = newWorker(i, base, client)
+		workers[i] = newWorker(i, base)
 	}
+	defer func() {
+		for _, w := range workers {
+			w.close()
+		}
+	}()
 	if err := sc.prepare(ctx, t, workers); err != nil {
 		return nil, fmt.Errorf("%s: prepare: %w", sc.name, err)
 	}

@@ -11,7 +11,7 @@ import (
 func workers(n int) []*worker {
 	ws := make([]*worker, n)
 	for i := range ws {
-		ws[i] = newWorker(i, "http://127.0.0.1:0", nil)
+		ws[i] = newWorker(i, "http://127.0.0.1:0")
 	}
 	return ws
 }

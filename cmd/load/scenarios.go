@@ -53,7 +53,7 @@ func lookupScenario(name string, t *target) (*scenario, error) {
 // each user owns exactly one refresh chain: its registration's session.
 func freshUsers(ctx context.Context, t *target, workers []*worker) error {
 	t.fresh++
-	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base, t.setup)
+	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base)
 	users, err := pool.ensure(ctx, len(workers))
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func freshUsers(ctx context.Context, t *target, workers []*worker) error {
 }
 
 // authHeader is the Authorization header of u.
-func authHeader(u *user) []string { return []string{"Authorization", "jwt-user " + u.Access} }
+func authHeader(u *user) []string { return []string{"Authorization", u.authorization()} }
 
 // opRead reads the user's profile.
 func opRead(ctx context.Context, w *worker) error {
