@@ -14,10 +14,10 @@ import (
 
 // target is the server under load and what the tool knows of it.
 type target struct {
-	base        string       // http://127.0.0.1:port
-	metricsURL  string       // base + /metrics, or empty
-	pid         int          // 0 when unknown
-	databaseURL string       // the server's database, for checks; may be empty
+	base        string // http://127.0.0.1:port
+	metricsURL  string // base + /metrics, or empty
+	pid         int    // 0 when unknown
+	databaseURL string // the server's database, for checks; may be empty
 	pool        *userPool
 	prefix      string // unique per tool run: e-mails of its users
 	fresh       int    // pools of fresh users made so far
