@@ -3,9 +3,10 @@
 // Usage:
 //
 //	load run -url http://127.0.0.1:8000 -scenario read -c 64 -d 10s [flags]
-//	load bench [flags]        what make bench runs: server, baseline, every scenario, BENCHMARKS.md
-//	load baseline [flags]     the baseline server (started by bench)
-//	load report [flags]       render BENCHMARKS.md again from a results file
+//	load run -scenario read -rate 3000/s -d 10s   an open loop (a fixed schedule)
+//	load bench [flags]     what make bench runs: server, baseline, every scenario, BENCHMARKS.md
+//	load baseline [flags]  the baseline server (started by bench)
+//	load report [flags]    render BENCHMARKS.md again from a results file
 //
 // Scenarios: read (GET /v1/users/read), refresh (each virtual user rotates
 // its own app refresh-token chain, verified afterwards), login, publish
@@ -16,6 +17,12 @@
 // errors by status and code, and the server's peak RSS and goroutines from
 // its /metrics (and /proc/<pid>/status with -pid). Targets other than
 // localhost, 127.0.0.0/8 and ::1 are refused.
+//
+// A run is a closed loop by default: each virtual user, on a keep-alive
+// connection of its own, sends its next request as soon as the answer to
+// the previous one arrived. With -rate it is an open loop: operations are
+// due on a fixed schedule and each is timed from when it was due, so a
+// stall is charged to every operation that queued behind it.
 package main
 
 import (
@@ -110,8 +117,16 @@ func runMain(ctx context.Context, args []string) error {
 	nodeDir := fs.String("node-dir", "bench/sockets", "sockets: the node client package")
 	deliver := fs.Duration("deliver-timeout", 10*time.Second, "sockets: how long to wait for the last events after the last publish")
 	cpuProfile := fs.String("cpuprofile", "", "write the tool's own CPU profile to this file")
+	rate := fs.String("rate", "", "open loop: operations started on a fixed schedule, such as 3000/s (or N/m), whatever the answers, "+
+		"each timed from its scheduled start; -c connections carry them (default: closed loop)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *rate != "" {
+		var err error
+		if cfg.Rate, err = parseRate(*rate); err != nil {
+			return err
+		}
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -130,6 +145,9 @@ func runMain(ctx context.Context, args []string) error {
 	}
 	if *c < 1 || cfg.Duration <= 0 || cfg.MaxOps < 1 {
 		return errors.New("run: -c, -d and -n must be positive")
+	}
+	if cfg.Rate > 0 && *name == "sockets" {
+		return errors.New("run: -rate is for the HTTP scenarios")
 	}
 	m, err := parseMix(*mixFlag)
 	if err != nil {
