@@ -30,9 +30,9 @@ type Result struct {
 	Kind string `json:"kind"`
 	// Scenario is read, refresh, login, publish, mixed or sockets for the
 	// server, or bare or pk for the baseline.
-	Scenario    string    `json:"scenario"`
-	Target      string    `json:"target"` // server or baseline
-	Concurrency int       `json:"concurrency"`
+	Scenario    string `json:"scenario"`
+	Target      string `json:"target"` // server or baseline
+	Concurrency int    `json:"concurrency"`
 	// Series sets apart the runs beside the plan's steps: "wrk" (the read
 	// measured by wrk), "open" (the read in an open loop) and "limiter"
 	// (the read on a server with the global limiter on or off); empty for
@@ -44,15 +44,15 @@ type Result struct {
 	// (production settings) or "off" (RATE_LIMIT_MAX=0).
 	Limiter string `json:"limiter,omitempty"`
 	// Rate is an open-loop run's schedule, in operations per second.
-	Rate float64 `json:"rate,omitempty"`
-	Mix         string    `json:"mix,omitempty"`
-	Started     time.Time `json:"started"`
-	Seconds     float64   `json:"seconds"` // the measured window
-	Ops         int64     `json:"ops"`
-	Failed      int64     `json:"failedOps"`
-	Requests    int64     `json:"requests"`
-	OpsPerSec   float64   `json:"opsPerSec"`
-	ReqPerSec   float64   `json:"reqPerSec"`
+	Rate      float64   `json:"rate,omitempty"`
+	Mix       string    `json:"mix,omitempty"`
+	Started   time.Time `json:"started"`
+	Seconds   float64   `json:"seconds"` // the measured window
+	Ops       int64     `json:"ops"`
+	Failed    int64     `json:"failedOps"`
+	Requests  int64     `json:"requests"`
+	OpsPerSec float64   `json:"opsPerSec"`
+	ReqPerSec float64   `json:"reqPerSec"`
 	// Latency is per operation (an iteration: create+publish counts once);
 	// in an open loop, from the operation's scheduled start.
 	Latency Latency `json:"latency"`
