@@ -24,16 +24,20 @@ type scenario struct {
 	verify func(ctx context.Context, t *target, workers []*worker) []Check
 }
 
+// shareUsers gives each worker a user of the target's pool, registering
+// the users still missing: the scenarios at every level share them.
+func shareUsers(ctx context.Context, t *target, workers []*worker) error {
+	users, err := t.pool.ensure(ctx, len(workers))
+	if err != nil {
+		return err
+	}
+	assignUsers(workers, users)
+	return nil
+}
+
 // lookupScenario returns the scenario called name.
 func lookupScenario(name string, t *target) (*scenario, error) {
-	shared := func(ctx context.Context, t *target, workers []*worker) error {
-		users, err := t.pool.ensure(ctx, len(workers))
-		if err != nil {
-			return err
-		}
-		assignUsers(workers, users)
-		return nil
-	}
+	shared := shareUsers
 	switch name {
 	case "read":
 		return &scenario{name: name, prepare: shared, op: opRead}, nil

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// crossCheck follows the plan's read at cfg.checkC with the checks of its
+// figures: the same read measured by wrk, the read in an open loop at
+// cfg.openShare of read's rate, and the read with the global limiter off
+// beside on, in alternating rounds.
+func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
+	c := read.Concurrency
+	if b.cfg.wrk != "" && ctx.Err() == nil {
+		r, err := runWrk(ctx, b.cfg.wrk, b.t, c, b.cfg.run.Duration)
+		if err != nil {
+			r = &Result{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: c,
+				Started: time.Now(), Error: err.Error()}
+		}
+		b.record(r)
+		if ratio, ok := toolOverWrk(read, r); ok {
+			fmt.Printf("read at %d: this tool %s req/s, wrk %s req/s: ratio %.2f (want 0.90 to 1.10)\n",
+				c, fmtRate(read.ReqPerSec), fmtRate(r.ReqPerSec), ratio)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if b.cfg.openShare > 0 && read.Error == "" && read.ReqPerSec > 0 && ctx.Err() == nil {
+		run := b.cfg.run
+		run.Rate = b.cfg.openShare * read.ReqPerSec
+		b.record(b.readRun(ctx, b.t, c, run, "open", ""))
+		time.Sleep(500 * time.Millisecond)
+	}
+	if b.cfg.limiterRounds > 0 && ctx.Err() == nil {
+		b.compareLimiter(ctx, c)
+	}
+}
+
+// readRun runs the read scenario on t as one run of series.
+func (b *benchRun) readRun(ctx context.Context, t *target, c int, run runConfig, series, limiter string) *Result {
+	sc, err := lookupScenario("read", t)
+	var r *Result
+	if err == nil {
+		r, err = runHTTP(ctx, t, t.base, sc, c, run, true)
+	}
+	r = orFailed(r, err, step{"read", c})
+	r.Series, r.Limiter = series, limiter
+	return r
+}
+
+// compareLimiter measures the read at concurrency c on the bench's server
+// (global limiter on, production settings) and on a second server started
+// for this with the limiter off (RATE_LIMIT_MAX=0) and nothing else
+// changed, on the same database and Redis namespace. Both stay up through
+// every round, so each run competes with the same idle neighbour; the
+// rounds alternate the order (off, on, then on, off...) so that a drift of
+// the machine's speed cancels out.
+func (b *benchRun) compareLimiter(ctx context.Context, c int) {
+	twin, url, err := startServer(ctx, b.cfg.server, withLimiterOff(b.env), filepath.Join(b.cfg.logs, "server-limiter-off.log"))
+	if err != nil {
+		b.record(&Result{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: c,
+			Started: time.Now(), Error: "start the server with the limiter off: " + err.Error()})
+		return
+	}
+	defer func() { _ = twin.stop(40 * time.Second) }()
+	off := *b.t
+	off.base, off.metricsURL, off.pid = url, url+"/metrics", twin.pid()
+	for round := range b.cfg.limiterRounds {
+		order := []string{"off", "on"}
+		if round%2 == 1 {
+			order = []string{"on", "off"}
+		}
+		for _, which := range order {
+			if ctx.Err() != nil {
+				return
+			}
+			t := b.t
+			if which == "off" {
+				t = &off
+			}
+			b.record(b.readRun(ctx, t, c, b.cfg.run, "limiter", which))
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	if ratio, on, off, ok := limiterRatio(b.runs); ok {
+		fmt.Printf("read at %d: limiter on %s req/s, off %s req/s: on/off %.2f (want at least 0.95)\n", c, fmtRate(on), fmtRate(off), ratio)
+	}
+}
+
+// toolOverWrk is this tool's read rate over wrk's, when both were measured.
+func toolOverWrk(tool, wrk *Result) (float64, bool) {
+	if tool == nil || wrk == nil || tool.Error != "" || wrk.Error != "" || wrk.ReqPerSec <= 0 {
+		return 0, false
+	}
+	return tool.ReqPerSec / wrk.ReqPerSec, true
+}
+
+// limiterRatio compares the limiter series: the mean read rate of the runs
+// with the limiter on over the mean of those with it off. It needs at
+// least one complete run of each.
+func limiterRatio(runs []*Result) (ratio, on, off float64, ok bool) {
+	var nOn, nOff int
+	for _, r := range runs {
+		if r.Series != "limiter" || r.Error != "" {
+			continue
+		}
+		switch r.Limiter {
+		case "on":
+			on += r.ReqPerSec
+			nOn++
+		case "off":
+			off += r.ReqPerSec
+			nOff++
+		}
+	}
+	if nOn == 0 || nOff == 0 || off <= 0 {
+		return 0, 0, 0, false
+	}
+	on, off = on/float64(nOn), off/float64(nOff)
+	return on / off, on, off, true
+}
