@@ -149,3 +149,18 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseRunRate(t *testing.T) {
+	a, err := parseRun([]string{"-scenario", "read", "-rate", "3000/s", "-d", "10s"})
+	if err != nil || a.cfg.Rate != 3000 || a.cfg.Duration != 10*time.Second {
+		t.Errorf("got %+v, %v; want an open loop at 3000/s for 10s", a, err)
+	}
+	if a, err := parseRun(nil); err != nil || a.cfg.Rate != 0 {
+		t.Errorf("without -rate: %+v, %v; want a closed loop", a, err)
+	}
+	for _, bad := range [][]string{{"-scenario", "sockets", "-rate", "10/s"}, {"-rate", "fast"}, {"-url", "http://10.1.2.3:80"}, {"-c", "0"}} {
+		if _, err := parseRun(bad); err == nil {
+			t.Errorf("parseRun(%q): nil error", bad)
+		}
+	}
+}
