@@ -30,7 +30,7 @@ func (rp *report) readTargets() [][]string {
 		rows = append(rows, []string{"read at 64 against pk", "pk not measured", "**no**"})
 	}
 	if q, on, off, ok := limiterRatio(rp.runs); ok {
-		add("read, limiter on / off ≥ 0.95", fmt.Sprintf("%.2f (%s vs %s req/s)", q, fmtRate(on), fmtRate(off)), q >= 0.95)
+		add("read, limiter on / off ≥ 0.95", fmt.Sprintf("%.2f (%s vs %s req/s, means of the runs)", q, fmtRate(on), fmtRate(off)), q >= 0.95)
 	} else {
 		rows = append(rows, []string{"read, limiter on / off ≥ 0.95", "not measured", "**no**"})
 	}
@@ -72,6 +72,16 @@ func (rp *report) crossCheckSection() string {
 		return ""
 	}
 	return "## read: cross-checks\n\n" + b.String()
+}
+
+// crossCheckNote says which read was cross-checked, if one was.
+func (rp *report) crossCheckNote() string {
+	for _, r := range rp.runs {
+		if r.Series != "" {
+			return fmt.Sprintf(", the read at %d followed by its [cross-checks](#read-cross-checks)", r.Concurrency)
+		}
+	}
+	return ""
 }
 
 // series returns the runs of series, failed ones included.

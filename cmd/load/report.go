@@ -123,7 +123,8 @@ func renderMarkdown(meta *Meta, runs []*Result) string {
 		meta.Command, meta.Date.Format("2006-01-02 15:04 MST"), fmtWall(meta.WallSeconds))
 	b.WriteString("One scenario against a server already running: `go build -o bin/load ./cmd/load && bin/load run " +
 		"-url http://127.0.0.1:8000 -scenario read -c 64 -d 10s` (`-scenario` read, refresh, login, publish, mixed or sockets; " +
-		"`bin/load run -h` lists the flags). The plan of this run: `" + meta.Plan + "`.\n\n")
+		"`bin/load run -h` lists the flags); add `-rate 3000/s` for an open loop. The plan of this run: `" + meta.Plan + "`" +
+		rp.crossCheckNote() + ".\n\n")
 	b.WriteString(rp.machineSection())
 	b.WriteString(rp.targetsSection())
 	b.WriteString(rp.baselineSection())
