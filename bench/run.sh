@@ -5,7 +5,7 @@
 #   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
 # The read at 64 is followed by its cross-checks: Debian's wrk (installed
 # here when missing), an open loop at 70% of its rate, and the read on a
-# second server with the global limiter off, alternating with the first.
+# second server with the global limiter off, in alternating slices with the first.
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.

@@ -63,11 +63,12 @@ type benchConfig struct {
 	mix                                 mix
 	// The cross-checks of the read at checkC (see crosscheck.go): wrk
 	// (empty: none), the open loop at openShare of the closed loop's rate
-	// (0: none), and limiterRounds rounds of limiter off and on (0: none).
+	// (0: none), and the read with the global limiter off and on in
+	// limiterSlices alternating slices each (0: none).
 	checkC        int
 	wrk           string
 	openShare     float64
-	limiterRounds int
+	limiterSlices int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -96,12 +97,12 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to cross-check the read with (empty: no cross-check)")
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
-	fs.IntVar(&c.limiterRounds, "limiter-rounds", 2, "rounds of the read with the limiter off and on (0: none)")
+	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if c.openShare < 0 || c.openShare > 2 || c.limiterRounds < 0 {
-		return nil, errors.New("bench: -open must be from 0 to 2 and -limiter-rounds at least 0")
+	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 {
+		return nil, errors.New("bench: -open must be from 0 to 2 and -limiter-slices from 0 to 100")
 	}
 	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
 	c.started = time.Now()
@@ -146,7 +147,7 @@ func benchMain(ctx context.Context, args []string) error {
 		Warmup: cfg.run.Warmup.String(), MaxOps: cfg.run.MaxOps, Posts: cfg.posts, Interval: cfg.interval.String()}
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
-	meta.OpenShare, meta.LimiterRounds = cfg.openShare, cfg.limiterRounds
+	meta.OpenShare, meta.LimiterSlices = cfg.openShare, cfg.limiterSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 )
 
 // crossCheck follows the plan's read at cfg.checkC with the checks of its
 // figures: the same read measured by wrk, the read in an open loop at
 // cfg.openShare of read's rate, and the read with the global limiter off
-// beside on, in alternating rounds.
+// beside on, in alternating slices.
 func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 	c := read.Concurrency
 	if b.cfg.wrk != "" && ctx.Err() == nil {
@@ -32,7 +31,7 @@ func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 		b.record(b.readRun(ctx, b.t, c, run, "open", ""))
 		time.Sleep(500 * time.Millisecond)
 	}
-	if b.cfg.limiterRounds > 0 && ctx.Err() == nil {
+	if b.cfg.limiterSlices > 0 && ctx.Err() == nil {
 		b.compareLimiter(ctx, c)
 	}
 }
@@ -47,45 +46,6 @@ func (b *benchRun) readRun(ctx context.Context, t *target, c int, run runConfig,
 	r = orFailed(r, err, step{"read", c})
 	r.Series, r.Limiter = series, limiter
 	return r
-}
-
-// compareLimiter measures the read at concurrency c on the bench's server
-// (global limiter on, production settings) and on a second server started
-// for this with the limiter off (RATE_LIMIT_MAX=0) and nothing else
-// changed, on the same database and Redis namespace. Both stay up through
-// every round, so each run competes with the same idle neighbour; the
-// rounds alternate the order (off, on, then on, off...) so that a drift of
-// the machine's speed cancels out.
-func (b *benchRun) compareLimiter(ctx context.Context, c int) {
-	twin, url, err := startServer(ctx, b.cfg.server, withLimiterOff(b.env), filepath.Join(b.cfg.logs, "server-limiter-off.log"))
-	if err != nil {
-		b.record(&Result{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: c,
-			Started: time.Now(), Error: "start the server with the limiter off: " + err.Error()})
-		return
-	}
-	defer func() { _ = twin.stop(40 * time.Second) }()
-	off := *b.t
-	off.base, off.metricsURL, off.pid = url, url+"/metrics", twin.pid()
-	for round := range b.cfg.limiterRounds {
-		order := []string{"off", "on"}
-		if round%2 == 1 {
-			order = []string{"on", "off"}
-		}
-		for _, which := range order {
-			if ctx.Err() != nil {
-				return
-			}
-			t := b.t
-			if which == "off" {
-				t = &off
-			}
-			b.record(b.readRun(ctx, t, c, b.cfg.run, "limiter", which))
-			time.Sleep(500 * time.Millisecond)
-		}
-	}
-	if ratio, on, off, ok := limiterRatio(b.runs); ok {
-		fmt.Printf("read at %d: limiter on %s req/s, off %s req/s: on/off %.2f (want at least 0.95)\n", c, fmtRate(on), fmtRate(off), ratio)
-	}
 }
 
 // toolOverWrk is this tool's read rate over wrk's, when both were measured.

@@ -32,9 +32,9 @@ type Meta struct {
 	Interval     string     `json:"interval"`
 	WallSeconds  float64    `json:"wallSeconds"`
 	// OpenShare is the open-loop read's rate as a share of the closed
-	// loop's; LimiterRounds the rounds of the limiter off and on.
+	// loop's; LimiterSlices the slices of the limiter off and on each.
 	OpenShare     float64 `json:"openShare,omitempty"`
-	LimiterRounds int     `json:"limiterRounds,omitempty"`
+	LimiterSlices int     `json:"limiterSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.
