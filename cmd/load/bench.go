@@ -67,6 +67,7 @@ type benchConfig struct {
 	// limiterSlices alternating slices each (0: none).
 	checkC        int
 	wrk           string
+	wrkSlices     int
 	openShare     float64
 	limiterSlices int
 }
@@ -96,13 +97,14 @@ func parseBench(args []string) (*benchConfig, error) {
 	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
 	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to cross-check the read with (empty: no cross-check)")
+	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds)")
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 {
-		return nil, errors.New("bench: -open must be from 0 to 2 and -limiter-slices from 0 to 100")
+	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 1 || c.wrkSlices > 100 {
+		return nil, errors.New("bench: -open must be from 0 to 2, -limiter-slices from 0 to 100 and -wrk-slices from 1 to 100")
 	}
 	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
 	c.started = time.Now()
@@ -147,7 +149,7 @@ func benchMain(ctx context.Context, args []string) error {
 		Warmup: cfg.run.Warmup.String(), MaxOps: cfg.run.MaxOps, Posts: cfg.posts, Interval: cfg.interval.String()}
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
-	meta.OpenShare, meta.LimiterSlices = cfg.openShare, cfg.limiterSlices
+	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)

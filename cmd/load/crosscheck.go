@@ -7,21 +7,24 @@ import (
 )
 
 // crossCheck follows the plan's read at cfg.checkC with the checks of its
-// figures: the same read measured by wrk, the read in an open loop at
+// figures: the same read measured by this tool and wrk in alternating
+// slices, the read in an open loop at
 // cfg.openShare of read's rate, and the read with the global limiter off
 // beside on, in alternating slices.
 func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 	c := read.Concurrency
 	if b.cfg.wrk != "" && ctx.Err() == nil {
-		r, err := runWrk(ctx, b.cfg.wrk, b.t, c, b.cfg.run.Duration)
+		tool, w, err := compareWithWrk(ctx, b.cfg.wrk, b.t, c, b.cfg.run, b.cfg.wrkSlices)
 		if err != nil {
-			r = &Result{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: c,
-				Started: time.Now(), Error: err.Error()}
-		}
-		b.record(r)
-		if ratio, ok := toolOverWrk(read, r); ok {
-			fmt.Printf("read at %d: this tool %s req/s, wrk %s req/s: ratio %.2f (want 0.90 to 1.10)\n",
-				c, fmtRate(read.ReqPerSec), fmtRate(r.ReqPerSec), ratio)
+			b.record(&Result{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: c,
+				Started: time.Now(), Error: err.Error()})
+		} else {
+			b.record(tool)
+			b.record(w)
+			q, _ := toolOverWrk(tool, w)
+			p, _ := toolOverWrk(read, w)
+			fmt.Printf("read at %d in alternating slices: this tool %s req/s, wrk %s req/s: ratio %.2f (want 0.90 to 1.10); "+
+				"the plan's read / wrk: %.2f\n", c, fmtRate(tool.ReqPerSec), fmtRate(w.ReqPerSec), q, p)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

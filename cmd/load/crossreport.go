@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,14 +36,34 @@ func (rp *report) readTargets() [][]string {
 	} else {
 		rows = append(rows, []string{"read, limiter on / off ≥ 0.95", "not measured", "**no**"})
 	}
-	if q, ok := toolOverWrk(r, rp.findSeries("wrk", "server", "read", targetLevel)); ok {
-		w := rp.findSeries("wrk", "server", "read", targetLevel)
-		add("read at 64: this tool's figure within 10% of wrk's", fmt.Sprintf("%.2f (%s vs %s req/s)", q, fmtRate(r.ReqPerSec),
-			fmtRate(w.ReqPerSec)), agrees(q))
+	if tool, w := rp.wrkPair(targetLevel); tool != nil && w != nil {
+		q, _ := toolOverWrk(tool, w)
+		p, _ := toolOverWrk(r, w)
+		add("read at 64: this tool's figure within 10% of wrk's", fmt.Sprintf("%.2f (%s vs %s req/s in alternating slices; "+
+			"the plan's %s req/s: %.2f of wrk's)", q, fmtRate(tool.ReqPerSec), fmtRate(w.ReqPerSec), fmtRate(r.ReqPerSec), p), agrees(q))
 	} else {
 		rows = append(rows, []string{"read at 64: this tool's figure within 10% of wrk's", "not measured", "**no**"})
 	}
 	return rows
+}
+
+// wrkPair returns the read at concurrency c measured by this tool and by
+// wrk in alternating slices, or nils.
+func (rp *report) wrkPair(c int) (tool, wrk *Result) {
+	for _, r := range rp.runs {
+		if r.Series != "wrk" || r.Concurrency != c || r.Error != "" {
+			continue
+		}
+		if r.Tool == "wrk" {
+			wrk = r
+		} else {
+			tool = r
+		}
+	}
+	if tool == nil || wrk == nil {
+		return nil, nil
+	}
+	return tool, wrk
 }
 
 // agrees reports whether a ratio of two measures of one thing is within
@@ -121,7 +142,7 @@ func notMeasured(runs []*Result) string {
 	return "\n" + strings.Join(lines, "\n") + "\n"
 }
 
-// wrkPart compares the plan's read with wrk's at the same concurrency.
+// wrkPart compares this tool's read with wrk's at the same concurrency.
 func (rp *report) wrkPart() string {
 	runs := rp.series("wrk")
 	if len(runs) == 0 {
@@ -129,25 +150,49 @@ func (rp *report) wrkPart() string {
 	}
 	var rows [][]string
 	var verdict string
-	for _, w := range runs {
-		if w.Error != "" {
+	for _, c := range levels(runs) {
+		tool, w := rp.wrkPair(c)
+		if tool == nil {
 			continue
 		}
-		tool := rp.find("server", "read", w.Concurrency)
-		if tool != nil {
-			rows = append(rows, append([]string{"this tool (load)", fmt.Sprint(tool.Concurrency)}, runCells(tool)...))
+		if plan := rp.find("server", "read", c); plan != nil {
+			rows = append(rows, append([]string{"this tool, the plan's run above", fmt.Sprint(c)}, runCells(plan)...))
+			if p, ok := toolOverWrk(plan, w); ok {
+				verdict += fmt.Sprintf("The plan's read at %d / wrk: %.2f. ", c, p)
+			}
 		}
-		rows = append(rows, append([]string{"wrk", fmt.Sprint(w.Concurrency)}, runCells(w)...))
+		rows = append(rows, append([]string{"this tool, alternating with wrk", fmt.Sprint(c)}, runCells(tool)...))
+		rows = append(rows, append([]string{"wrk, alternating with this tool", fmt.Sprint(c)}, runCells(w)...))
 		if q, ok := toolOverWrk(tool, w); ok {
-			verdict = fmt.Sprintf("**This tool / wrk: %.2f** (agreement within 10%%: %s).\n", q, yesNo(agrees(q)))
+			verdict = fmt.Sprintf("**This tool / wrk, alternating: %.2f** (agreement within 10%%: %s). ", q, yesNo(agrees(q))) + verdict
 		}
 	}
-	text := fmt.Sprintf("### The same read measured by wrk\n\nRight after the read above, Debian's wrk (%s) measured the same "+
-		"server at the same concurrency for the same time: `wrk -t<cores> -c<c> -d<d> -s <script>`, a Lua script giving each request "+
-		"the access token of the next of the c users in turn, as this tool's virtual users hold one each. Both are closed loops over "+
-		"keep-alive connections; wrk's CPU in the tool column is its own (from its resource usage). wrk starts measuring at once, "+
-		"this tool after its warm-up.\n\n", orUnknown(rp.meta.Machine.Wrk))
-	return text + table(append([]string{"load from", "concurrency"}, runHeaders()...), rows) + "\n" + verdict + notMeasured(runs) + "\n"
+	sliced := ""
+	if n := rp.meta.WrkSlices; n > 0 {
+		if d, err := time.ParseDuration(rp.meta.Duration); err == nil {
+			sliced = fmt.Sprintf(" (%d of each, %s long)", n, wrkSliceLength(d, n))
+		}
+	}
+	text := fmt.Sprintf("### The same read measured by wrk\n\nAfter the plan's read, this tool and Debian's wrk (%s) read the "+
+		"same server at the same concurrency in alternating slices%s: this tool, wrk, then wrk, this tool..., this tool's "+
+		"connections kept open and warm, so that a drift of the machine's speed slows both alike. wrk runs as "+
+		"`wrk -t<cores> -c<c> -d<slice> -s <script>`, a Lua script giving each request the access token of the next of the c "+
+		"users in turn, as this tool's virtual users hold one each; both are closed loops over keep-alive connections. "+
+		"wrk's CPU in the tool column is its own (from its resource usage); its percentiles are the means of its slices', "+
+		"weighted by their requests (wrk reports no histogram).\n\n", orUnknown(rp.meta.Machine.Wrk), sliced)
+	return text + table(append([]string{"load from", "concurrency"}, runHeaders()...), rows) + "\n" + strings.TrimSpace(verdict) +
+		"\n" + notMeasured(runs) + "\n"
+}
+
+// levels returns the concurrency levels of runs, in order of appearance.
+func levels(runs []*Result) []int {
+	var out []int
+	for _, r := range runs {
+		if !slices.Contains(out, r.Concurrency) {
+			out = append(out, r.Concurrency)
+		}
+	}
+	return out
 }
 
 // limiterPart shows the read with the global limiter off and on.
@@ -162,9 +207,9 @@ func (rp *report) limiterPart() string {
 			rows = append(rows, append([]string{r.Limiter, fmt.Sprint(r.Concurrency)}, runCells(r)...))
 		}
 	}
-	slices := ""
+	sliced := ""
 	if n := rp.meta.LimiterSlices; n > 0 {
-		slices = fmt.Sprintf(" %d slices of %s", n, sliceLength(rp.meta.Duration, n))
+		sliced = fmt.Sprintf(" %d slices of %s", n, sliceLength(rp.meta.Duration, n))
 	}
 	text := fmt.Sprintf("### The global limiter off and on\n\nThe bench's server runs with the limiters on as in production: "+
 		"`RATE_LIMIT_WINDOW` and `RATE_LIMIT_SYNC_INTERVAL` (1 s) at their defaults and only the maxima raised, "+
@@ -174,7 +219,7 @@ func (rp *report) limiterPart() string {
 		"For this comparison a second server was started with `RATE_LIMIT_MAX=0` and nothing else changed, on the same "+
 		"database and Redis namespace, and the read went to the two in alternating slices (off, on, then on, off, ...),%s "+
 		"of each after a warm-up, over connections kept open to both: a machine whose speed drifts slows both alike. "+
-		"Each row sums its side's slices.\n\n", fmtRate(benchLimit), slices)
+		"Each row sums its side's slices.\n\n", fmtRate(benchLimit), sliced)
 	out := text + table(append([]string{"limiter", "concurrency"}, runHeaders()...), rows)
 	if q, on, off, ok := limiterRatio(rp.runs); ok {
 		out += fmt.Sprintf("\n**Limiter on / off: %.2f** (%s vs %s req/s; target ≥ 0.95: %s).\n", q, fmtRate(on), fmtRate(off), yesNo(q >= 0.95))

@@ -32,9 +32,11 @@ type Meta struct {
 	Interval     string     `json:"interval"`
 	WallSeconds  float64    `json:"wallSeconds"`
 	// OpenShare is the open-loop read's rate as a share of the closed
-	// loop's; LimiterSlices the slices of the limiter off and on each.
+	// loop's; LimiterSlices and WrkSlices the slices of each side of the
+	// limiter and wrk comparisons.
 	OpenShare     float64 `json:"openShare,omitempty"`
 	LimiterSlices int     `json:"limiterSlices,omitempty"`
+	WrkSlices     int     `json:"wrkSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.

@@ -136,11 +136,16 @@ func (s wrkSummary) result(c int) *Result {
 	return r
 }
 
-// runWrk measures the read scenario of t with wrk: c connections over as
-// many threads as there are cores (at most c), for d. Each request carries
-// the access token of the next of c users in turn. The CPU column's tool
-// share is wrk's own CPU time.
-func runWrk(ctx context.Context, wrk string, t *target, c int, d time.Duration) (*Result, error) {
+// wrkRunner runs wrk against the read of one server, with the script
+// giving each request the next of c users' tokens.
+type wrkRunner struct {
+	path, script, url string
+	c                 int
+}
+
+// newWrkRunner finds wrk and writes the script for the tokens of the first
+// c users of t's pool; close removes the script.
+func newWrkRunner(ctx context.Context, wrk string, t *target, c int) (*wrkRunner, error) {
 	path, err := exec.LookPath(wrk)
 	if err != nil {
 		return nil, fmt.Errorf("%w (Debian: apt-get install wrk; make bench installs it)", err)
@@ -157,29 +162,52 @@ func runWrk(ctx context.Context, wrk string, t *target, c int, d time.Duration) 
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(script)
-	secs := max(1, int(d.Round(time.Second)/time.Second))
-	cmd := exec.CommandContext(ctx, path, "-t", strconv.Itoa(min(runtime.NumCPU(), c)), "-c", strconv.Itoa(c),
-		"-d", strconv.Itoa(secs)+"s", "--timeout", "30s", "-s", script, t.base+"/v1/users/read")
-	smp := startSampler(ctx, t.metricsURL, t.pid)
-	start := time.Now()
+	return &wrkRunner{path: path, script: script, url: t.base + "/v1/users/read", c: c}, nil
+}
+
+// close removes the script.
+func (w *wrkRunner) close() { os.Remove(w.script) }
+
+// run runs wrk once for d in whole seconds (at least one), with c
+// connections over as many threads as there are cores (at most c). It
+// returns wrk's summary and the CPU time wrk used.
+func (w *wrkRunner) run(ctx context.Context, d time.Duration) (wrkSummary, time.Duration, error) {
+	secs := max(1, int(d/time.Second))
+	cmd := exec.CommandContext(ctx, w.path, "-t", strconv.Itoa(min(runtime.NumCPU(), w.c)), "-c", strconv.Itoa(w.c),
+		"-d", strconv.Itoa(secs)+"s", "--timeout", "30s", "-s", w.script, w.url)
 	out, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	peak, use := smp.stop()
 	if err != nil {
-		return nil, fmt.Errorf("wrk: %w: %s", err, lastLines(out, 5))
+		return wrkSummary{}, 0, fmt.Errorf("wrk: %w: %s", err, lastLines(out, 5))
+	}
+	var used time.Duration
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		used = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	s, err := parseWrk(out)
-	if err != nil {
-		return nil, err
+	return s, used, err
+}
+
+// merge adds the summary of another run of wrk. Counts and durations add
+// up and the extremes are kept; the mean and the percentiles are averaged,
+// weighted by the requests of each run: an approximation, since wrk reports
+// no histogram.
+func (s *wrkSummary) merge(o wrkSummary) {
+	n, m := float64(s.Requests), float64(o.Requests)
+	if n+m > 0 {
+		avg := func(a, b float64) float64 { return (a*n + b*m) / (n + m) }
+		s.MeanUs, s.P50Us, s.P90Us, s.P99Us = avg(s.MeanUs, o.MeanUs), avg(s.P50Us, o.P50Us), avg(s.P90Us, o.P90Us), avg(s.P99Us, o.P99Us)
 	}
-	r := s.result(c)
-	r.Started = start
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && wall > 0 {
-		use.Tool = time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds() / wall.Seconds()
+	if s.Requests == 0 || o.MinUs < s.MinUs {
+		s.MinUs = o.MinUs
 	}
-	r.Peak, r.CPU = &peak, &use
-	return r, nil
+	s.MaxUs = max(s.MaxUs, o.MaxUs)
+	s.Requests += o.Requests
+	s.DurationUs += o.DurationUs
+	s.Connect += o.Connect
+	s.Read += o.Read
+	s.Write += o.Write
+	s.Status += o.Status
+	s.Timeout += o.Timeout
 }
 
 // writeTemp writes text to a new temporary file named after pattern and
@@ -198,4 +226,67 @@ func writeTemp(pattern, text string) (string, error) {
 		return "", errors.Join(err, errors.New("writing the wrk script"))
 	}
 	return f.Name(), nil
+}
+
+// compareWithWrk measures the read at concurrency c on t by this tool and
+// by wrk in alternating slices (tool, wrk, then wrk, tool, ...), n of each,
+// run.Duration / n long in whole seconds (wrk's unit), this tool's
+// connections kept open between its slices: a drift of the machine's
+// speed then slows both alike. It returns this tool's result and wrk's.
+func compareWithWrk(ctx context.Context, wrk string, t *target, c int, run runConfig, n int) (*Result, *Result, error) {
+	wr, err := newWrkRunner(ctx, wrk, t, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer wr.close()
+	tool := &side{series: "wrk", t: t}
+	defer tool.close()
+	if err := tool.prepare(ctx, c, run.Warmup); err != nil {
+		return nil, nil, err
+	}
+	slice := wrkSliceLength(run.Duration, n)
+	cfg := runConfig{Duration: slice, MaxOps: max(1, run.MaxOps/int64(n))}
+	var sum wrkSummary
+	var cpu cpuSum
+	started := time.Now()
+	before := machineBusy(time.Second)
+	steps := []func() error{
+		func() error { tool.measure(ctx, cfg); return ctx.Err() },
+		func() error { return wrkSlice(ctx, wr, t.pid, slice, &sum, &cpu) },
+	}
+	for i := range n {
+		first, second := steps[0], steps[1]
+		if i%2 == 1 {
+			first, second = second, first
+		}
+		if err := errors.Join(first(), second()); err != nil {
+			return nil, nil, err
+		}
+	}
+	w := sum.result(c)
+	w.Started, w.CPU = started, cpu.mean(before)
+	return tool.result(c, before), w, nil
+}
+
+// wrkSliceLength is d / n in whole seconds, wrk's unit, and at least one.
+func wrkSliceLength(d time.Duration, n int) time.Duration {
+	return max(time.Second, (d / time.Duration(max(n, 1))).Truncate(time.Second))
+}
+
+// wrkSlice runs wrk once for d and adds its summary to sum and its use of
+// the cores to cpu, wrk's own CPU as the tool's.
+func wrkSlice(ctx context.Context, wr *wrkRunner, pid int, d time.Duration, sum *wrkSummary, cpu *cpuSum) error {
+	a := takeCPU(pid)
+	s, used, err := wr.run(ctx, d)
+	b := takeCPU(pid)
+	if err != nil {
+		return err
+	}
+	u, wall := cpuBetween(a, b, runtime.NumCPU()), b.at.Sub(a.at).Seconds()
+	if wall > 0 {
+		u.Tool = used.Seconds() / wall
+	}
+	cpu.add(u, wall)
+	sum.merge(s)
+	return nil
 }

@@ -12,7 +12,7 @@ func TestSideSumsItsSlices(t *testing.T) {
 	base := fixedServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 29\r\n\r\n"+`{"status":200,"success":true}`)
 	tg := &target{base: base, pool: newUserPool("side", base)}
 	tg.pool.users = []*user{{Access: "a"}, {Access: "b"}}
-	s := &side{name: "on", t: tg}
+	s := &side{series: "limiter", limiter: "on", t: tg}
 	defer s.close()
 	ctx := context.Background()
 	if err := s.prepare(ctx, 2, 50*time.Millisecond); err != nil {
