@@ -3,9 +3,10 @@
 # against a fresh server on a fresh database and writes BENCHMARKS.md.
 # Extra arguments go to `load bench` (try: bin/load bench -h), for example
 #   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
-# The read at 64 is followed by its cross-checks: Debian's wrk (installed
-# here when missing), an open loop at 70% of its rate, and the read on a
-# second server with the global limiter off, in alternating slices with the first.
+# The read at 64 is followed by its cross-checks, each in alternating
+# slices: this tool against Debian's wrk (installed here when missing), and
+# the server against a second one with the global limiter off; then an open
+# loop at 70% of its rate. Leave them out with -wrk '' -limiter-slices 0 -open 0.
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.
