@@ -14,11 +14,11 @@ import (
 
 // The load tool speaks HTTP/1.1 itself, one keep-alive connection per
 // virtual user: a request is written from a buffer the worker reuses and
-// the answer is parsed into another, so that a request costs the tool two
-// system calls and no allocation. net/http's client hands every request
-// between three goroutines and allocates a request, a header map and a
-// response; at tens of thousands of requests a second on two cores that
-// made the tool, not the server, the bottleneck.
+// the answer is parsed into another, so that a request costs the tool no
+// allocation and little beyond its system calls. net/http's client hands
+// every request between three goroutines and allocates a request, a
+// header map and a response; at tens of thousands of requests a second on
+// two cores that made the tool, not the server, the bottleneck.
 
 // deadlineSlack is how often a connection's deadline is pushed forward:
 // each request gets at least requestTimeout - deadlineSlack.
