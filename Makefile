@@ -19,7 +19,8 @@ build:
 	$(GO) build -o bin/server ./server
 
 ## bench: build the server and the load tool, measure every scenario against a
-## fresh server and database beside the baselines, write BENCHMARKS.md (< 10 min)
+## fresh server (limiters on) and database beside the baselines, cross-check the
+## read with wrk, an open loop and the limiter off, write BENCHMARKS.md (< 10 min)
 bench: services
 	@GO=$(GO) bash bench/run.sh
 
