@@ -27,7 +27,7 @@ bench: services
 services:
 	@bash scripts/services.sh
 
-## browser: Debian's Chromium for the browser tests (only make test needs it)
+## browser: the programs only tests drive, Debian's Chromium and wrk (only make test needs them)
 browser:
 	@bash scripts/services.sh --browser
 
