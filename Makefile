@@ -19,14 +19,15 @@ build:
 	$(GO) build -o bin/server ./server
 
 ## bench: build the server and the load tool, measure every scenario against a
-## fresh server and database beside the baselines, write BENCHMARKS.md (< 10 min)
+## fresh server (limiters on) and database beside the baselines, cross-check the
+## read with wrk, an open loop and the limiter off, write BENCHMARKS.md (< 10 min)
 bench: services
 	@GO=$(GO) bash bench/run.sh
 
 services:
 	@bash scripts/services.sh
 
-## browser: Debian's Chromium for the browser tests (only make test needs it)
+## browser: the programs only tests drive, Debian's Chromium and wrk (only make test needs them)
 browser:
 	@bash scripts/services.sh --browser
 

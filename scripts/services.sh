@@ -3,8 +3,9 @@
 # (127.0.0.1:5432 and 127.0.0.1:6379), starting them when they are
 # installed but stopped, and installing them from Debian's packages when
 # they are missing. Safe to run again: it does nothing when both are up.
-# With --browser it also installs Debian's Chromium, which only the web
-# client's browser tests drive (make test asks for it; make run does not).
+# With --browser it also installs the programs only tests drive: Debian's
+# Chromium for the web client's browser tests and wrk for the load tool's
+# cross-check (make test asks for them; make run does not).
 set -euo pipefail
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -50,13 +51,16 @@ ensure_redis() {
 	wait_for 6379 Redis
 }
 
-# Chromium from Debian's packages (never a browser download) for the browser
-# tests; outside CI a failed install only makes them skip.
-ensure_chromium() {
-	command -v chromium >/dev/null && return 0
-	echo "services: installing Chromium" >&2
-	if ! (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); then
-		echo "services: could not install Chromium; the browser tests will skip (or fail with CI=true)" >&2
+# ensure_tool installs a Debian package that a test drives when its command
+# is missing: Chromium (never a browser download) for the browser tests, wrk
+# for the load tool's cross-check. Outside CI a failed install only makes
+# those tests skip.
+ensure_tool() {
+	local cmd=$1 pkg=$2
+	command -v "$cmd" >/dev/null && return 0
+	echo "services: installing $pkg" >&2
+	if ! (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null); then
+		echo "services: could not install $pkg; the tests that need it will skip (or fail with CI=true)" >&2
 		[ "${CI:-}" != true ]
 	fi
 }
@@ -64,5 +68,6 @@ ensure_chromium() {
 ensure_postgres
 ensure_redis
 if [ "${1:-}" = --browser ]; then
-	ensure_chromium
+	ensure_tool chromium chromium
+	ensure_tool wrk wrk
 fi

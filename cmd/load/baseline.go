@@ -45,31 +45,93 @@ type baselineUser struct {
 const baselineSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, created_at, updated_at FROM users WHERE id = $1`
 
-// baselineHandler serves the two baselines: GET /bare answers a fixed small
-// JSON object; GET /read verifies an HS256 access token with golang-jwt and
-// reads its subject with one primary-key SELECT, a prepared statement as
-// the server's are: the least a profile read can do.
-func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, error) {
-	var selectUser *sqlx.Stmt
-	if db != nil {
-		var err error
-		if selectUser, err = db.Preparex(baselineSelect); err != nil {
-			return nil, err
+// baseline is one of the minimal programs measured beside the server, at
+// the same concurrency, in one process ("load baseline"). To add one, add
+// an entry to baselines: its path, whether it needs the user's access
+// token, what it shows, and its handler; the bench measures it and the
+// report gives it a row and a "vs" column.
+type baseline struct {
+	Name  string // in the results and the report
+	Path  string // GET path on the baseline server
+	Auth  bool   // whether requests carry the user's access token
+	About string // what it does, for the report
+	// handler returns the baseline's handler, preparing what it needs
+	// (db is nil in unit tests: no statement is prepared).
+	handler func(b *baselineServer) (httprouter.Handle, error)
+}
+
+// baselines are the baselines, in the order they are measured and
+// reported.
+func baselines() []baseline {
+	return []baseline{
+		{Name: "bare", Path: "/bare", About: "an httprouter handler answering a fixed small JSON object", handler: bareHandler},
+		{Name: "pk", Path: "/read", Auth: true, About: "golang-jwt HS256 verification of the server's own access token plus " +
+			"`SELECT ... FROM users WHERE id = $1` (a prepared statement, as the server's are) through a pool of 8 built by " +
+			"the server's `models.Open`, answered as JSON: the least a profile read can do", handler: pkHandler},
+	}
+}
+
+// isBaseline reports whether name is a baseline's.
+func isBaseline(name string) bool {
+	for _, b := range baselines() {
+		if b.Name == name {
+			return true
 		}
 	}
-	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(issuer),
-		jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))
-	key := func(*jwt.Token) (any, error) { return secret, nil }
-	r := httprouter.New()
-	r.GET("/bare", func(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+	return false
+}
+
+// baselineServer is what the baselines' handlers share.
+type baselineServer struct {
+	db     *sqlx.DB // nil in unit tests
+	parser *jwt.Parser
+	secret []byte
+}
+
+// verify checks the request's access token as the server does (HS256, the
+// issuer, an expiry) and returns its claims.
+func (b *baselineServer) verify(req *http.Request) (*jwt.RegisteredClaims, bool) {
+	var claims jwt.RegisteredClaims
+	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "jwt-user ")
+	if !ok {
+		return nil, false
+	}
+	_, err := b.parser.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return b.secret, nil })
+	return &claims, err == nil
+}
+
+// prepare prepares query, unless there is no database.
+func (b *baselineServer) prepare(query string) (*sqlx.Stmt, error) {
+	if b.db == nil {
+		return nil, nil
+	}
+	return b.db.Preparex(query)
+}
+
+// fail answers status with a small JSON error.
+func fail(w http.ResponseWriter, status int) {
+	http.Error(w, fmt.Sprintf(`{"status":%d,"success":false}`, status), status)
+}
+
+// bareHandler answers a fixed body.
+func bareHandler(*baselineServer) (httprouter.Handle, error) {
+	return func(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(bareBody)
-	})
-	r.GET("/read", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		var claims jwt.RegisteredClaims
-		token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "jwt-user ")
-		if _, err := parser.ParseWithClaims(token, &claims, key); !ok || err != nil {
-			http.Error(w, `{"status":401,"success":false}`, http.StatusUnauthorized)
+	}, nil
+}
+
+// pkHandler verifies the access token and reads its subject with one
+// primary-key SELECT.
+func pkHandler(b *baselineServer) (httprouter.Handle, error) {
+	selectUser, err := b.prepare(baselineSelect)
+	if err != nil {
+		return nil, err
+	}
+	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		claims, ok := b.verify(req)
+		if !ok {
+			fail(w, http.StatusUnauthorized)
 			return
 		}
 		var u baselineUser
@@ -78,7 +140,7 @@ func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, e
 			if errors.Is(err, sql.ErrNoRows) {
 				status = http.StatusUnauthorized
 			}
-			http.Error(w, fmt.Sprintf(`{"status":%d,"success":false}`, status), status)
+			fail(w, status)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -87,7 +149,21 @@ func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, e
 			Success bool          `json:"success"`
 			User    *baselineUser `json:"user"`
 		}{200, true, &u})
-	})
+	}, nil
+}
+
+// baselineHandler serves every baseline on its path.
+func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, error) {
+	b := &baselineServer{db: db, secret: secret, parser: jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}),
+		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))}
+	r := httprouter.New()
+	for _, bl := range baselines() {
+		h, err := bl.handler(b)
+		if err != nil {
+			return nil, fmt.Errorf("baseline %s: %w", bl.Name, err)
+		}
+		r.GET(bl.Path, h)
+	}
 	return r, nil
 }
 
@@ -145,25 +221,25 @@ func baselineMain(args []string) error {
 	return nil
 }
 
-// baselineScenario returns the load of a baseline: "bare" or "pk".
-func baselineScenario(name string) *scenario {
-	shared := func(ctx context.Context, t *target, workers []*worker) error {
-		users, err := t.pool.ensure(ctx, len(workers))
-		if err != nil {
-			return err
+// baselineScenario returns the load of the baseline called name.
+func baselineScenario(name string) (*scenario, error) {
+	for _, b := range baselines() {
+		if b.Name != name {
+			continue
 		}
-		assignUsers(workers, users)
-		return nil
+		prepare := func(context.Context, *target, []*worker) error { return nil }
+		if b.Auth {
+			prepare = shareUsers
+		}
+		return &scenario{name: name, prepare: prepare, op: func(ctx context.Context, w *worker) error {
+			var err error
+			if b.Auth {
+				_, err = w.call(ctx, b.Name, http.MethodGet, b.Path, nil, "Authorization", w.user.authorization())
+			} else {
+				_, err = w.call(ctx, b.Name, http.MethodGet, b.Path, nil)
+			}
+			return err
+		}}, nil
 	}
-	if name == "bare" {
-		return &scenario{name: name, prepare: func(context.Context, *target, []*worker) error { return nil },
-			op: func(ctx context.Context, w *worker) error {
-				_, err := w.call(ctx, "bare", http.MethodGet, "/bare", nil)
-				return err
-			}}
-	}
-	return &scenario{name: name, prepare: shared, op: func(ctx context.Context, w *worker) error {
-		_, err := w.call(ctx, "pk", http.MethodGet, "/read", nil, authHeader(w.user)...)
-		return err
-	}}
+	return nil, fmt.Errorf("unknown baseline %q", name)
 }

@@ -61,6 +61,15 @@ type benchConfig struct {
 	deadline                            time.Duration
 	started                             time.Time
 	mix                                 mix
+	// The cross-checks of the read at checkC (see crosscheck.go): wrk
+	// (empty: none), the open loop at openShare of the closed loop's rate
+	// (0: none), and the read with the global limiter off and on in
+	// limiterSlices alternating slices each (0: none).
+	checkC        int
+	wrk           string
+	wrkSlices     int
+	openShare     float64
+	limiterSlices int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -86,8 +95,16 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.DurationVar(&c.interval, "interval", 250*time.Millisecond, "between two publishes of a sockets run")
 	fs.DurationVar(&c.deadline, "deadline", 9*time.Minute, "budget from -started (builds included); steps left then are skipped")
 	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
+	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
+	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to cross-check the read with (empty: no cross-check)")
+	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds)")
+	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
+	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 1 || c.wrkSlices > 100 {
+		return nil, errors.New("bench: -open must be from 0 to 2, -limiter-slices from 0 to 100 and -wrk-slices from 1 to 100")
 	}
 	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
 	c.started = time.Now()
@@ -131,13 +148,15 @@ func benchMain(ctx context.Context, args []string) error {
 		Mix: cfg.mix.String(), Duration: cfg.run.Duration.String(), BaseDuration: cfg.base.Duration.String(),
 		Warmup: cfg.run.Warmup.String(), MaxOps: cfg.run.MaxOps, Posts: cfg.posts, Interval: cfg.interval.String()}
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
+	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
+	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
 	meta.Settings = settings
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	srv, url, err := startServer(ctx, cfg.server, append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret),
-		filepath.Join(cfg.logs, "server.log"))
+	env := append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret)
+	srv, url, err := startServer(ctx, cfg.server, env, filepath.Join(cfg.logs, "server.log"))
 	if err != nil {
 		return err
 	}
@@ -154,72 +173,103 @@ func benchMain(ctx context.Context, args []string) error {
 	}
 	defer func() { _ = bl.stop(10 * time.Second) }()
 	fmt.Printf("server %s (pid %d), baseline %s; database %s, namespace %s\n", url, srv.pid(), blURL, dbName, ns)
-	t := &target{base: url, metricsURL: url + "/metrics", pid: srv.pid(), databaseURL: dbURL, setup: newHTTPClient(8),
+	t := &target{base: url, metricsURL: url + "/metrics", pid: srv.pid(), databaseURL: dbURL,
 		prefix: "load-" + id, mix: cfg.mix}
-	t.pool = newUserPool(t.prefix, url, t.setup)
-	runs := runPlan(ctx, cfg, t, blURL, bl.pid(), &meta.Argon)
+	t.pool = newUserPool(t.prefix, url)
+	b := &benchRun{cfg: cfg, t: t, env: env, blURL: blURL, blPID: bl.pid(), argon: &meta.Argon}
+	b.runPlan(ctx)
 	meta.Machine.LoadAfter = loadAvg()
 	meta.WallSeconds = time.Since(cfg.started).Seconds()
 	if err := appendJSONLine(cfg.results, meta); err != nil {
 		return err
 	}
-	if err := os.WriteFile(cfg.out, []byte(renderMarkdown(meta, runs)), 0o644); err != nil {
+	if err := os.WriteFile(cfg.out, []byte(renderMarkdown(meta, b.runs)), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %s and %s in %.0fs\n", cfg.out, cfg.results, meta.WallSeconds)
 	return nil
 }
 
+// benchRun is one "load bench" under way.
+type benchRun struct {
+	cfg   *benchConfig
+	t     *target  // the server
+	env   []string // the server's environment, its secret included
+	blURL string   // the baseline server
+	blPID int
+	argon *ArgonBound
+	runs  []*Result
+}
+
+// record keeps r, prints it and appends it to the results file.
+func (b *benchRun) record(r *Result) {
+	b.runs = append(b.runs, r)
+	printSummary(os.Stdout, r)
+	if err := appendJSONLine(b.cfg.results, r); err != nil {
+		fmt.Fprintf(os.Stderr, "load: %v\n", err)
+	}
+}
+
+// measureBound measures the Argon2id bound, unless the bench is over.
+func (b *benchRun) measureBound(ctx context.Context) {
+	if ctx.Err() == nil {
+		m := measureArgon(3 * time.Second)
+		b.argon.add(m)
+		fmt.Printf("Argon2id bound: %.1f hashes/s (%.1f ms a hash, %d at once)\n", m.PerSec, m.HashMs, m.Workers)
+	}
+}
+
 // runPlan runs every step, each server step preceded by the baselines at
-// its concurrency the first time that level comes up. The Argon2id bound is
-// measured before and after each series of login steps, next to the runs
-// it bounds, on a machine whose speed drifts. A step that fails is recorded
-// with its error and the plan goes on.
-func runPlan(ctx context.Context, cfg *benchConfig, t *target, blURL string, blPID int, argon *ArgonBound) []*Result {
-	var runs []*Result
-	record := func(r *Result) {
-		runs = append(runs, r)
-		printSummary(os.Stdout, r)
-		if err := appendJSONLine(cfg.results, r); err != nil {
-			fmt.Fprintf(os.Stderr, "load: %v\n", err)
-		}
-	}
-	measureBound := func() {
-		if ctx.Err() == nil {
-			m := measureArgon(3 * time.Second)
-			argon.add(m)
-			fmt.Printf("Argon2id bound: %.1f hashes/s (%.1f ms a hash, %d at once)\n", m.PerSec, m.HashMs, m.Workers)
-		}
-	}
+// its concurrency the first time that level comes up, and the read at
+// cfg.checkC followed by its cross-checks. The Argon2id bound is measured
+// before and after each series of login steps, next to the runs it bounds,
+// on a machine whose speed drifts. A step that fails is recorded with its
+// error and the plan goes on.
+func (b *benchRun) runPlan(ctx context.Context) {
+	cfg := b.cfg
 	measuredBase := map[int]bool{}
+	checked := false
 	for i, s := range cfg.plan {
 		login := s.Scenario == "login"
 		if login && (i == 0 || cfg.plan[i-1].Scenario != "login") {
-			measureBound()
+			b.measureBound(ctx)
 		}
 		if ctx.Err() != nil {
-			record(&Result{Kind: "run", Scenario: s.Scenario, Target: "server", Concurrency: s.Concurrency, Error: "skipped: " + ctx.Err().Error()})
+			b.record(&Result{Kind: "run", Scenario: s.Scenario, Target: "server", Concurrency: s.Concurrency, Error: "skipped: " + ctx.Err().Error()})
 			continue
 		}
 		if s.Scenario != "sockets" && !measuredBase[s.Concurrency] {
 			measuredBase[s.Concurrency] = true
-			for _, name := range []string{"bare", "pk"} {
-				bt := *t
-				bt.pid, bt.metricsURL = blPID, ""
-				r, err := runHTTP(ctx, &bt, blURL, baselineScenario(name), s.Concurrency, cfg.base, true)
-				if r != nil {
-					r.Target = "baseline"
-				}
-				record(orFailed(r, err, step{name, s.Concurrency}))
-			}
+			b.runBaselines(ctx, s.Concurrency)
 		}
-		record(runStep(ctx, cfg, t, s))
+		r := runStep(ctx, cfg, b.t, s)
+		b.record(r)
+		if s.Scenario == "read" && s.Concurrency == cfg.checkC && !checked {
+			checked = true
+			b.crossCheck(ctx, r)
+		}
 		if login && (i == len(cfg.plan)-1 || cfg.plan[i+1].Scenario != "login") {
-			measureBound()
+			b.measureBound(ctx)
 		}
 		time.Sleep(500 * time.Millisecond) // let the server settle between runs
 	}
-	return runs
+}
+
+// runBaselines measures every baseline at concurrency c.
+func (b *benchRun) runBaselines(ctx context.Context, c int) {
+	for _, bl := range baselines() {
+		bt := *b.t
+		bt.pid, bt.metricsURL = b.blPID, ""
+		sc, err := baselineScenario(bl.Name)
+		var r *Result
+		if err == nil {
+			r, err = runHTTP(ctx, &bt, b.blURL, sc, c, b.cfg.base, true)
+		}
+		if r != nil {
+			r.Target = "baseline"
+		}
+		b.record(orFailed(r, err, step{bl.Name, c}))
+	}
 }
 
 // runStep runs one step of the plan on the server.
@@ -247,19 +297,43 @@ func orFailed(r *Result, err error, s step) *Result {
 		return r
 	}
 	target := "server"
-	if s.Scenario == "bare" || s.Scenario == "pk" {
+	if isBaseline(s.Scenario) {
 		target = "baseline"
 	}
 	return &Result{Kind: "run", Scenario: s.Scenario, Target: target, Concurrency: s.Concurrency, Started: time.Now(), Error: err.Error()}
 }
 
 // serverSettings are the server's variables for a bench, but the secret.
+// The limiters are on, as in production: the windows and the sync interval
+// keep their defaults, and only the maxima are raised to benchLimit, since
+// all the bench's traffic comes from one address (127.0.0.1) and the
+// defaults (300 requests in 5 minutes, 10 logins in 15) would refuse
+// almost all of it. The global limiter still counts every request in
+// process and syncs the counts with Redis every second, and the credential
+// classes still count every login, refresh and registration in Redis:
+// the same work as with the defaults, without the refusals.
 func serverSettings(dbURL, redisURL, ns string) []string {
 	return []string{
 		"APP_ENV=production", "DATABASE_URL=" + dbURL, "REDIS_URL=" + redisURL, "JOBS_NAMESPACE=" + ns,
-		"RATE_LIMIT_MAX=0", "AUTH_RATE_LIMIT_MAX=0", "LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s",
-		"ACCESS_TOKEN_EXPIRES_IN=1h",
+		"RATE_LIMIT_MAX=" + strconv.Itoa(benchLimit), "AUTH_RATE_LIMIT_MAX=" + strconv.Itoa(benchLimit),
+		"LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "ACCESS_TOKEN_EXPIRES_IN=1h",
 	}
+}
+
+// benchLimit is the bench server's RATE_LIMIT_MAX and AUTH_RATE_LIMIT_MAX:
+// on, but beyond what one bench sends from its one address.
+const benchLimit = 1_000_000_000
+
+// withLimiterOff returns env with the global limiter off (RATE_LIMIT_MAX=0)
+// and nothing else changed.
+func withLimiterOff(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "RATE_LIMIT_MAX=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "RATE_LIMIT_MAX=0")
 }
 
 // measureIdle reads the server's footprint after start-up, once it has

@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,11 +33,25 @@ func TestWithDatabase(t *testing.T) {
 }
 
 func TestServerSettings(t *testing.T) {
-	got := strings.Join(serverSettings("postgres://db", "redis://r", "ns"), " ")
-	for _, want := range []string{"APP_ENV=production", "RATE_LIMIT_MAX=0", "AUTH_RATE_LIMIT_MAX=0", "LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "JOBS_NAMESPACE=ns"} {
+	settings := serverSettings("postgres://db", "redis://r", "ns")
+	got := " " + strings.Join(settings, " ") + " "
+	// The limiters are on, with maxima the bench's one address never
+	// reaches, and their windows and sync interval at the defaults.
+	for _, want := range []string{"APP_ENV=production", " RATE_LIMIT_MAX=1000000000 ", " AUTH_RATE_LIMIT_MAX=1000000000 ",
+		"LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "JOBS_NAMESPACE=ns"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("settings %q lack %q", got, want)
 		}
+	}
+	for _, unwanted := range []string{"RATE_LIMIT_WINDOW", "RATE_LIMIT_SYNC_INTERVAL", "=0 "} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("settings %q hold %q", got, unwanted)
+		}
+	}
+	off := withLimiterOff(append(settings, "ACCESS_TOKEN_SECRET=s"))
+	if len(off) != len(settings)+1 || !slices.Contains(off, "RATE_LIMIT_MAX=0") || slices.Contains(off, "RATE_LIMIT_MAX=1000000000") ||
+		!slices.Contains(off, "AUTH_RATE_LIMIT_MAX=1000000000") || !slices.Contains(off, "ACCESS_TOKEN_SECRET=s") {
+		t.Errorf("withLimiterOff: %q", off)
 	}
 	if strings.Contains(got, "SECRET") {
 		t.Errorf("settings %q hold a secret", got)

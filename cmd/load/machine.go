@@ -27,6 +27,7 @@ type Machine struct {
 	PostgreSQL string `json:"postgresql"`
 	Redis      string `json:"redis"`
 	Node       string `json:"node"`
+	Wrk        string `json:"wrk,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg at the bench's start and
 	// end: other work on the machine shows there.
 	LoadBefore string `json:"loadBefore"`
@@ -73,6 +74,18 @@ func describeMachine(ctx context.Context, pgURL, redisURL string) Machine {
 		m.Redis = v
 	}
 	return m
+}
+
+// wrkVersion returns the first words of "wrk -v" (which exits 1), up to
+// its copyright, or "" without wrk.
+func wrkVersion(ctx context.Context, wrk string) string {
+	if wrk == "" {
+		return ""
+	}
+	out, _ := exec.CommandContext(ctx, wrk, "-v").Output()
+	first, _, _ := strings.Cut(string(out), "\n")
+	first, _, _ = strings.Cut(first, " Copyright")
+	return strings.TrimSpace(first)
 }
 
 // loadAvg returns the first three fields of /proc/loadavg.

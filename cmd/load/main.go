@@ -3,9 +3,10 @@
 // Usage:
 //
 //	load run -url http://127.0.0.1:8000 -scenario read -c 64 -d 10s [flags]
-//	load bench [flags]        what make bench runs: server, baseline, every scenario, BENCHMARKS.md
-//	load baseline [flags]     the baseline server (started by bench)
-//	load report [flags]       render BENCHMARKS.md again from a results file
+//	load run -scenario read -rate 3000/s -d 10s   an open loop (a fixed schedule)
+//	load bench [flags]     what make bench runs: server, baseline, every scenario, BENCHMARKS.md
+//	load baseline [flags]  the baseline server (started by bench)
+//	load report [flags]    render BENCHMARKS.md again from a results file
 //
 // Scenarios: read (GET /v1/users/read), refresh (each virtual user rotates
 // its own app refresh-token chain, verified afterwards), login, publish
@@ -16,6 +17,12 @@
 // errors by status and code, and the server's peak RSS and goroutines from
 // its /metrics (and /proc/<pid>/status with -pid). Targets other than
 // localhost, 127.0.0.0/8 and ::1 are refused.
+//
+// A run is a closed loop by default: each virtual user, on a keep-alive
+// connection of its own, sends its next request as soon as the answer to
+// the previous one arrived. With -rate it is an open loop: operations are
+// due on a fixed schedule and each is timed from when it was due, so a
+// stall is charged to every operation that queued behind it.
 package main
 
 import (
@@ -26,7 +33,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 )
 
 const usage = `usage: load <command> [flags]
@@ -70,76 +76,4 @@ func main() {
 		stop()
 		os.Exit(1)
 	}
-}
-
-// runMain is "load run": one scenario against a running server.
-func runMain(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	base := fs.String("url", "http://127.0.0.1:8000", "the server's base URL (loopback only)")
-	name := fs.String("scenario", "read", "read, refresh, login, publish, mixed or sockets")
-	c := fs.Int("c", 64, "virtual users (sockets: clients)")
-	var cfg runConfig
-	fs.DurationVar(&cfg.Duration, "d", 10*time.Second, "measured time")
-	fs.DurationVar(&cfg.Warmup, "warmup", time.Second, "unmeasured warm-up")
-	fs.Int64Var(&cfg.MaxOps, "n", 2_000_000, "most operations measured")
-	pid := fs.Int("pid", 0, "the server's process id, to read its VmHWM")
-	dbURL := fs.String("database-url", "", "the server's database (loopback), to count live sessions after refresh")
-	mixFlag := fs.String("mix", defaultMix, "the blend of the mixed scenario")
-	jsonOut := fs.String("json", "", "append the result to this file as a JSON line")
-	posts := fs.Int("posts", 20, "sockets: posts to publish")
-	interval := fs.Duration("interval", 250*time.Millisecond, "sockets: between two publishes")
-	procs := fs.Int("procs", 0, "sockets: node processes (0: one per 1,000 clients)")
-	nodeDir := fs.String("node-dir", "bench/sockets", "sockets: the node client package")
-	deliver := fs.Duration("deliver-timeout", 10*time.Second, "sockets: how long to wait for the last events after the last publish")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := checkLoopbackURL(*base, "http"); err != nil {
-		return err
-	}
-	if *dbURL != "" {
-		if err := checkLoopbackURL(*dbURL, "postgres", "postgresql"); err != nil {
-			return err
-		}
-	}
-	if *c < 1 || cfg.Duration <= 0 || cfg.MaxOps < 1 {
-		return errors.New("run: -c, -d and -n must be positive")
-	}
-	m, err := parseMix(*mixFlag)
-	if err != nil {
-		return err
-	}
-	t := &target{base: *base, metricsURL: *base + "/metrics", pid: *pid, databaseURL: *dbURL, setup: newHTTPClient(8),
-		prefix: "load-" + uniqueID(), mix: m}
-	t.pool = newUserPool(t.prefix, t.base, t.setup)
-	var res *Result
-	if *name == "sockets" {
-		n := *procs
-		if n < 1 {
-			n = (*c + 999) / 1000
-		}
-		res, err = runSockets(ctx, t, socketConfig{Clients: *c, Posts: *posts, Interval: *interval, Procs: n, Users: 100,
-			NodeDir: *nodeDir, ConnectTimeout: 90 * time.Second, DeliverTimeout: *deliver})
-	} else {
-		var sc *scenario
-		if sc, err = lookupScenario(*name, t); err == nil {
-			res, err = runHTTP(ctx, t, t.base, sc, *c, cfg, true)
-		}
-		if res != nil && *name == "mixed" {
-			res.Mix = m.String()
-		}
-	}
-	if err != nil {
-		return err
-	}
-	printSummary(os.Stdout, res)
-	if *jsonOut != "" {
-		if err := appendJSONLine(*jsonOut, res); err != nil {
-			return err
-		}
-	}
-	if !res.ChecksOK() {
-		return errors.New("a check failed")
-	}
-	return nil
 }

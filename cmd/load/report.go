@@ -31,6 +31,12 @@ type Meta struct {
 	Posts        int        `json:"posts"`
 	Interval     string     `json:"interval"`
 	WallSeconds  float64    `json:"wallSeconds"`
+	// OpenShare is the open-loop read's rate as a share of the closed
+	// loop's; LimiterSlices and WrkSlices the slices of each side of the
+	// limiter and wrk comparisons.
+	OpenShare     float64 `json:"openShare,omitempty"`
+	LimiterSlices int     `json:"limiterSlices,omitempty"`
+	WrkSlices     int     `json:"wrkSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.
@@ -65,10 +71,17 @@ type report struct {
 	runs []*Result
 }
 
-// find returns the run of scenario on target at concurrency c, or nil.
+// find returns the plan's run of scenario on target at concurrency c, or
+// nil.
 func (rp *report) find(target, scenario string, c int) *Result {
+	return rp.findSeries("", target, scenario, c)
+}
+
+// findSeries returns the run of series of scenario on target at
+// concurrency c, or nil.
+func (rp *report) findSeries(series, target, scenario string, c int) *Result {
 	for _, r := range rp.runs {
-		if r.Target == target && r.Scenario == scenario && r.Concurrency == c && r.Error == "" {
+		if r.Series == series && r.Target == target && r.Scenario == scenario && r.Concurrency == c && r.Error == "" {
 			return r
 		}
 	}
@@ -112,12 +125,16 @@ func renderMarkdown(meta *Meta, runs []*Result) string {
 		meta.Command, meta.Date.Format("2006-01-02 15:04 MST"), fmtWall(meta.WallSeconds))
 	b.WriteString("One scenario against a server already running: `go build -o bin/load ./cmd/load && bin/load run " +
 		"-url http://127.0.0.1:8000 -scenario read -c 64 -d 10s` (`-scenario` read, refresh, login, publish, mixed or sockets; " +
-		"`bin/load run -h` lists the flags). The plan of this run: `" + meta.Plan + "`.\n\n")
+		"`bin/load run -h` lists the flags); add `-rate 3000/s` for an open loop. The plan of this run: `" + meta.Plan + "`" +
+		rp.crossCheckNote() + ".\n\n")
 	b.WriteString(rp.machineSection())
 	b.WriteString(rp.targetsSection())
 	b.WriteString(rp.baselineSection())
 	for _, s := range scenarioNames {
 		b.WriteString(rp.httpSection(s))
+		if s == "read" {
+			b.WriteString(rp.crossCheckSection())
+		}
 	}
 	b.WriteString(rp.socketsSection())
 	b.WriteString(rp.problemsSection())
@@ -143,6 +160,7 @@ func (rp *report) machineSection() string {
 		{"PostgreSQL", m.PostgreSQL},
 		{"Redis", m.Redis},
 		{"Node.js (socket clients)", m.Node},
+		{"wrk (read cross-check)", orUnknown(m.Wrk)},
 		{"load average before / after", m.LoadBefore + " / " + m.LoadAfter},
 	}))
 	idle := rp.meta.Idle
@@ -152,8 +170,14 @@ func (rp *report) machineSection() string {
 		rp.meta.Command, strings.Join(redactURLs(rp.meta.Settings), " "))
 	fmt.Fprintf(&b, "Server at rest, 3 s after it was ready: **%s** resident (process_resident_memory_bytes; VmRSS %s), %d goroutines.\n\n",
 		fmtBytes(idle.RSS), fmtBytes(idle.VmRSS), idle.Goroutines)
-	fmt.Fprintf(&b, "Method: closed loop over keep-alive connections, one per virtual user (the concurrency): each sends its next "+
-		"request as soon as the previous answer arrived. %s warm-up, then %s measured per server run (%s per baseline run), "+
+	fmt.Fprintf(&b, "Limiters: on, as in production, with their maxima raised so that the bench's own traffic, all from "+
+		"127.0.0.1, is never refused (`RATE_LIMIT_MAX` and `AUTH_RATE_LIMIT_MAX` = %s; windows and sync interval at their defaults); "+
+		"[the read with the global limiter off and on](#the-global-limiter-off-and-on) measures what it costs.\n\n", fmtRate(benchLimit))
+	fmt.Fprintf(&b, "Method: this tool writes HTTP/1.1 itself, one keep-alive connection per virtual user (the concurrency), "+
+		"from buffers it reuses (a read costs it no allocation), so that it takes little of the cores it shares with the server; "+
+		"[Debian's wrk measuring the same read](#the-same-read-measured-by-wrk) checks that its figures do not depend on it. "+
+		"Closed loop: each virtual user sends its next request as soon as the previous answer arrived "+
+		"([the open loop](#the-read-in-an-open-loop) keeps a fixed schedule instead). %s warm-up, then %s measured per server run (%s per baseline run), "+
 		"at most %d operations a run. Latency is per operation (publish: create + publish). Peak RSS is the kernel's VmHWM of the "+
 		"server over the run (reset at its start), beside the RSS the run started from: the Go runtime returns memory to the system "+
 		"slowly, so a run inherits what earlier ones (and the registrations before it, Argon2id taking 19 MiB a hash) left. "+
@@ -182,7 +206,10 @@ func redactURLs(settings []string) []string {
 // baselineSection lists the baseline runs and the Argon2id bound.
 func (rp *report) baselineSection() string {
 	var rows [][]string
-	for _, name := range []string{"bare", "pk"} {
+	var about []string
+	for _, bl := range baselines() {
+		name := bl.Name
+		about = append(about, fmt.Sprintf("`%s`: %s.", name, bl.About))
 		for _, r := range rp.runs {
 			if r.Target == "baseline" && r.Scenario == name && r.Error == "" {
 				rows = append(rows, []string{name, fmt.Sprint(r.Concurrency), fmtRate(r.ReqPerSec), fmtMs(r.Latency.P50),
@@ -191,9 +218,8 @@ func (rp *report) baselineSection() string {
 		}
 	}
 	a := rp.meta.Argon
-	return "## Baselines\n\n`bare`: an httprouter handler answering a fixed small JSON object. `pk`: golang-jwt HS256 verification of " +
-		"the server's own access token plus `SELECT ... FROM users WHERE id = $1` through a pool of 8 built by the server's " +
-		"`models.Open`, answered as JSON: the least a profile read can do. Both run in one process (`load baseline`).\n\n" +
+	return "## Baselines\n\n" + strings.Join(about, " ") + " All run in one process (`load baseline`), measured by this tool " +
+		"like the server.\n\n" +
 		table([]string{"baseline", "concurrency", "req/s", "p50", "p90", "p99", "max", "errors", "peak RSS", "CPU baseline / tool / rest / steal", "busy before"}, rows) +
 		fmt.Sprintf("\nArgon2id bound (m=19 MiB, t=2, p=1, one hash per core at once, measured for 3 s in this tool before and after "+
 			"the login runs; the bound is the best): **%s hashes/s**, %.1f ms a hash with %d in parallel (measures: %s).\n\n",
@@ -221,14 +247,17 @@ var sectionTitles = map[string]string{
 // httpSection is the table of one HTTP scenario, with its checks.
 func (rp *report) httpSection(name string) string {
 	headers := []string{"concurrency", "ops/s", "req/s", "p50", "p90", "p99", "max", "errors", "5xx", "peak RSS (MiB at start)", "peak heap", "peak goroutines",
-		"CPU server / tool / rest / steal", "busy before", "vs bare", "vs pk"}
+		"CPU server / tool / rest / steal", "busy before"}
+	for _, bl := range baselines() {
+		headers = append(headers, "vs "+bl.Name)
+	}
 	if name == "login" {
 		headers = append(headers, "vs Argon2id bound")
 	}
 	var rows [][]string
 	var notes []string
 	for _, r := range rp.runs {
-		if r.Target != "server" || r.Scenario != name {
+		if r.Target != "server" || r.Scenario != name || r.Series != "" {
 			continue
 		}
 		if r.Error != "" {
@@ -237,8 +266,10 @@ func (rp *report) httpSection(name string) string {
 		}
 		row := []string{fmt.Sprint(r.Concurrency), fmtRate(r.OpsPerSec), fmtRate(r.ReqPerSec), fmtMs(r.Latency.P50),
 			fmtMs(r.Latency.P90), fmtMs(r.Latency.P99), fmtMs(r.Latency.Max), fmt.Sprint(r.ErrorCount()), fmt.Sprint(r.Status5xx),
-			peakCell(r.Peak), heapCell(r.Peak), goroutinesCell(r.Peak), cpuCell(r.CPU), beforeCell(r.CPU), ratio(r.ReqPerSec, rp.baseline("bare", r.Concurrency)),
-			ratio(r.ReqPerSec, rp.baseline("pk", r.Concurrency))}
+			peakCell(r.Peak), heapCell(r.Peak), goroutinesCell(r.Peak), cpuCell(r.CPU), beforeCell(r.CPU)}
+		for _, bl := range baselines() {
+			row = append(row, ratio(r.ReqPerSec, rp.baseline(bl.Name, r.Concurrency)))
+		}
 		if name == "login" && rp.meta.Argon.PerSec > 0 {
 			row = append(row, fmt.Sprintf("%.0f%%", 100*r.OpsPerSec/rp.meta.Argon.PerSec))
 		}
@@ -271,7 +302,7 @@ func (rp *report) httpSection(name string) string {
 func (rp *report) kindsTable(scenario string) string {
 	var rows [][]string
 	for _, r := range rp.runs {
-		if r.Target != "server" || r.Scenario != scenario || r.Error != "" {
+		if r.Target != "server" || r.Scenario != scenario || r.Error != "" || r.Series != "" {
 			continue
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Kinds)) {

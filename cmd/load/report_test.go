@@ -45,7 +45,7 @@ func sampleRuns() (*Meta, []*Result) {
 		Machine: Machine{CPUs: 2, CPUModel: "Test CPU", MemTotal: 24 << 30, Kernel: "Linux 6.1", Go: "go1.26.8"},
 		Idle:    Idle{RSS: 40 << 20, VmRSS: 41 << 20, Goroutines: 30}, Argon: ArgonBound{PerSec: 90, HashMs: 22, Workers: 2},
 		Mix: "80% read, 20% publish", Duration: "10s", BaseDuration: "5s", Warmup: "1s", MaxOps: 1000, Posts: 20, Interval: "250ms",
-		WallSeconds: 372}
+		WallSeconds: 372, LimiterSlices: 10, WrkSlices: 5, OpenShare: 0.7}
 	lat := Latency{Count: 10, P50: 1, P90: 2, P99: 5, Max: 9}
 	runs := []*Result{
 		{Kind: "run", Scenario: "bare", Target: "baseline", Concurrency: 64, ReqPerSec: 40000, OpsPerSec: 40000, Latency: lat},
@@ -58,6 +58,15 @@ func sampleRuns() (*Meta, []*Result) {
 		{Kind: "run", Scenario: "login", Target: "server", Concurrency: 64, OpsPerSec: 85, ReqPerSec: 85, Latency: lat,
 			Peak: &Peak{RSS: 200 << 20, Samples: 4}},
 		{Kind: "run", Scenario: "publish", Target: "server", Concurrency: 16, Error: "prepare: boom"},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Concurrency: 64, ReqPerSec: 8200, OpsPerSec: 8200, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: 64, ReqPerSec: 8500, OpsPerSec: 8500, Latency: lat,
+			CPU: &CPUUse{Server: 1.3, Tool: 0.3, Busy: 1.9}},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "open", Concurrency: 64, Rate: 5600, ReqPerSec: 5590, OpsPerSec: 5590, Latency: lat,
+			Lag: &Latency{P50: 0.05, P99: 1.2, Max: 3}},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: 64, ReqPerSec: 8200, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "on", Concurrency: 64, ReqPerSec: 8000, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "on", Concurrency: 64, ReqPerSec: 7900, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: 64, ReqPerSec: 8300, Latency: lat},
 		{Kind: "run", Scenario: "sockets", Target: "server", Concurrency: 2000, Peak: &Peak{RSS: 300 << 20, Samples: 4},
 			Sockets: &SocketStats{Clients: 2000, Joined: 2000, Posts: 20, Receipts: 40000, Expected: 40000, ClientsWithAll: 2000,
 				AllReceived: true, Delivery: Latency{P50: 50, P90: 100, P99: 200, Max: 300}}},
@@ -76,7 +85,20 @@ func TestRenderMarkdown(t *testing.T) {
 		"| pk | 64 | 10,000 |",
 		"| 64 | 8,000 | 8,000 | 1.00 ms | 2.00 ms | 5.00 ms | 9.00 ms | 0 | 0 | 90.0 MiB (from 70) | 60.0 MiB | 150 | 1.20 / 0.50 / 0.30 / 0.00 | 0.00 | 20% | 80% |",
 		"| read at 64: ≥ 10,000 req/s | 8,000 req/s | **no** |",
-		"| read at 64: ≥ 70% of the JWT + primary-key baseline | 80% (of bare: 20%) | yes |",
+		"| read at 64, limiter on: ≥ 90% of the JWT + primary-key baseline (pk) | 80% (8,000 vs 10,000 req/s; of bare: 20%) | **no** |",
+		"| read at 64, limiter on: p99 ≤ 1.5 × pk's p99 | 1.00 × (5.00 ms vs 5.00 ms) | yes |",
+		"| read, limiter on / off ≥ 0.95 | 0.96 (7,950 vs 8,250 req/s) | yes |",
+		"| read at 64: this tool's figure within 10% of wrk's | 0.96 (8,200 vs 8,500 req/s in alternating slices; the plan's 8,000 req/s: 0.94 of wrk's) | yes |",
+		"## read: cross-checks",
+		"in alternating slices (5 of each, 2s long)",
+		"| this tool, the plan's run above | 64 | 8,000 |",
+		"| this tool, alternating with wrk | 64 | 8,200 |",
+		"| wrk, alternating with this tool | 64 | 8,500 | 1.00 ms | 2.00 ms | 5.00 ms | 9.00 ms | 0 | 1.30 / 0.30 / 0.30 / 0.00 | 0.00 |",
+		"**This tool / wrk, alternating: 0.96** (agreement within 10%: yes). The plan's read at 64 / wrk: 0.94.",
+		"| off | 64 | 8,300 |",
+		"**Limiter on / off: 0.96** (7,950 vs 8,250 req/s; target ≥ 0.95: yes).",
+		"alternating slices (off, on, then on, off, ...), 10 slices of 1s of each",
+		"| 5,600 | 64 | 5,590 | 1.00 ms | 2.00 ms | 5.00 ms | 9.00 ms | 0 | 0.05 ms / 1.20 ms / 3.00 ms | n/a | n/a |",
 		"| refresh: zero errors, no lost or forked chain | 2 errors; checks FAIL | **no** |",
 		"- c=16: one live session per user: **FAIL** (15 of 16)",
 		"| login at 64: ≥ 90% of the Argon2id bound | 94% (85.0/s of 90.0) | yes |",
@@ -89,6 +111,71 @@ func TestRenderMarkdown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+	// The runs beside the plan stay out of the read table.
+	if n := strings.Count(md, "| 64 | 8,000 | 8,000 |"); n != 1 {
+		t.Errorf("the plan's read row appears %d times, want once", n)
+	}
+	for _, unwanted := range []string{"| 64 | 8,500 | 8,500 |", "| 64 | 8,200 | 8,200 |", "| 64 | 0.0 | 8,300 |", "| 64 | 5,590 | 5,590 |"} {
+		if strings.Contains(md, unwanted) {
+			t.Errorf("report holds %q: a cross-check run in the read table", unwanted)
+		}
+	}
+}
+
+func TestCrossCheckRatios(t *testing.T) {
+	run := func(series, limiter string, rps float64, errText string) *Result {
+		return &Result{Scenario: "read", Target: "server", Series: series, Limiter: limiter, ReqPerSec: rps, Error: errText}
+	}
+	if _, _, _, ok := limiterRatio([]*Result{run("limiter", "on", 100, "")}); ok {
+		t.Error("limiterRatio without a run with the limiter off: ok, want not")
+	}
+	if _, _, _, ok := limiterRatio([]*Result{run("limiter", "on", 100, ""), run("limiter", "off", 100, "cut short")}); ok {
+		t.Error("limiterRatio with the only off run failed: ok, want not")
+	}
+	q, on, off, ok := limiterRatio([]*Result{run("", "", 500, ""), run("limiter", "off", 100, ""), run("limiter", "on", 90, ""),
+		run("limiter", "on", 96, ""), run("limiter", "off", 100, "")})
+	if !ok || on != 93 || off != 100 || q != 0.93 {
+		t.Errorf("limiterRatio = %v, %v, %v, %v; want 0.93, 93, 100, true (the plan's run left out)", q, on, off, ok)
+	}
+	if q, ok := toolOverWrk(run("", "", 90, ""), run("wrk", "", 100, "")); !ok || q != 0.9 {
+		t.Errorf("toolOverWrk = %v, %v; want 0.9, true", q, ok)
+	}
+	for _, pair := range [][2]*Result{{nil, run("wrk", "", 100, "")}, {run("", "", 90, ""), run("wrk", "", 0, "wrk: not found")}} {
+		if _, ok := toolOverWrk(pair[0], pair[1]); ok {
+			t.Errorf("toolOverWrk(%v, %v): ok, want not", pair[0], pair[1])
+		}
+	}
+	for q, want := range map[float64]bool{0.9: true, 1.1: true, 1: true, 0.89: false, 1.11: false} {
+		if agrees(q) != want {
+			t.Errorf("agrees(%v) = %v", q, !want)
+		}
+	}
+}
+
+func TestReportWithoutCrossChecks(t *testing.T) {
+	meta, runs := sampleRuns()
+	var plan []*Result
+	for _, r := range runs {
+		if r.Series == "" {
+			plan = append(plan, r)
+		}
+	}
+	plan = append(plan, &Result{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: 64,
+		Error: "exec: \"wrk\": executable file not found in $PATH"})
+	md := renderMarkdown(meta, plan)
+	for _, want := range []string{
+		"| read, limiter on / off ≥ 0.95 | not measured | **no** |",
+		"| read at 64: this tool's figure within 10% of wrk's | not measured | **no** |",
+		"- (wrk) c=64: not measured: exec: \"wrk\"",
+		"- server read (wrk) c=64: not measured",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "### The read in an open loop") {
+		t.Error("an open-loop section without an open-loop run")
 	}
 }
 

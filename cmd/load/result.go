@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -15,11 +14,10 @@ import (
 
 // target is the server under load and what the tool knows of it.
 type target struct {
-	base        string       // http://127.0.0.1:port
-	metricsURL  string       // base + /metrics, or empty
-	pid         int          // 0 when unknown
-	databaseURL string       // the server's database, for checks; may be empty
-	setup       *http.Client // registrations and checks, not measured
+	base        string // http://127.0.0.1:port
+	metricsURL  string // base + /metrics, or empty
+	pid         int    // 0 when unknown
+	databaseURL string // the server's database, for checks; may be empty
 	pool        *userPool
 	prefix      string // unique per tool run: e-mails of its users
 	fresh       int    // pools of fresh users made so far
@@ -32,19 +30,35 @@ type Result struct {
 	Kind string `json:"kind"`
 	// Scenario is read, refresh, login, publish, mixed or sockets for the
 	// server, or bare or pk for the baseline.
-	Scenario    string    `json:"scenario"`
-	Target      string    `json:"target"` // server or baseline
-	Concurrency int       `json:"concurrency"`
-	Mix         string    `json:"mix,omitempty"`
-	Started     time.Time `json:"started"`
-	Seconds     float64   `json:"seconds"` // the measured window
-	Ops         int64     `json:"ops"`
-	Failed      int64     `json:"failedOps"`
-	Requests    int64     `json:"requests"`
-	OpsPerSec   float64   `json:"opsPerSec"`
-	ReqPerSec   float64   `json:"reqPerSec"`
-	// Latency is per operation (an iteration: create+publish counts once).
+	Scenario    string `json:"scenario"`
+	Target      string `json:"target"` // server or baseline
+	Concurrency int    `json:"concurrency"`
+	// Series sets apart the runs beside the plan's steps: "wrk" (the read
+	// measured by wrk), "open" (the read in an open loop) and "limiter"
+	// (the read on a server with the global limiter on or off); empty for
+	// a step of the plan.
+	Series string `json:"series,omitempty"`
+	// Tool is what generated the load: empty for this tool, or "wrk".
+	Tool string `json:"tool,omitempty"`
+	// Limiter is the server's global limiter in the limiter series: "on"
+	// (production settings) or "off" (RATE_LIMIT_MAX=0).
+	Limiter string `json:"limiter,omitempty"`
+	// Rate is an open-loop run's schedule, in operations per second.
+	Rate      float64   `json:"rate,omitempty"`
+	Mix       string    `json:"mix,omitempty"`
+	Started   time.Time `json:"started"`
+	Seconds   float64   `json:"seconds"` // the measured window
+	Ops       int64     `json:"ops"`
+	Failed    int64     `json:"failedOps"`
+	Requests  int64     `json:"requests"`
+	OpsPerSec float64   `json:"opsPerSec"`
+	ReqPerSec float64   `json:"reqPerSec"`
+	// Latency is per operation (an iteration: create+publish counts once);
+	// in an open loop, from the operation's scheduled start.
 	Latency Latency `json:"latency"`
+	// Lag is, in an open loop, how late operations were sent after their
+	// scheduled start (every connection busy, or the tool late).
+	Lag *Latency `json:"sendLag,omitempty"`
 	// Kinds is per request kind (read, create, publish, refresh, login).
 	Kinds     map[string]Latency `json:"kinds,omitempty"`
 	Errors    map[string]int64   `json:"errors,omitempty"`
@@ -80,16 +94,19 @@ func (r *Result) ChecksOK() bool {
 // runHTTP runs scenario sc against base with concurrency virtual users,
 // sampling the server when t knows its metrics or pid.
 func runHTTP(ctx context.Context, t *target, base string, sc *scenario, concurrency int, cfg runConfig, sample bool) (*Result, error) {
-	client := newHTTPClient(concurrency)
-	defer client.CloseIdleConnections()
 	workers := make([]*worker, concurrency)
 	for i := range workers {
-		workers[i] = newWorker(i, base, client)
+		workers[i] = newWorker(i, base)
 	}
+	defer func() {
+		for _, w := range workers {
+			w.close()
+		}
+	}()
 	if err := sc.prepare(ctx, t, workers); err != nil {
 		return nil, fmt.Errorf("%s: prepare: %w", sc.name, err)
 	}
-	res := &Result{Kind: "run", Scenario: sc.name, Target: "server", Concurrency: concurrency, Started: time.Now()}
+	res := &Result{Kind: "run", Scenario: sc.name, Target: "server", Concurrency: concurrency, Started: time.Now(), Rate: cfg.Rate}
 	var smp *sampler
 	if sample {
 		smp = startSampler(ctx, t.metricsURL, t.pid)
@@ -123,6 +140,10 @@ func fill(res *Result, m measured) {
 		res.ReqPerSec = float64(res.Requests) / res.Seconds
 	}
 	res.Latency = summarize(rec.ops)
+	if len(rec.lag) > 0 {
+		lag := summarize(rec.lag)
+		res.Lag = &lag
+	}
 	res.Kinds = map[string]Latency{}
 	for k, v := range rec.byKind {
 		res.Kinds[k] = summarize(v)
@@ -170,6 +191,10 @@ func printSummary(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "%-16s c=%-5d %9.0f ops/s %9.0f req/s  p50 %s  p90 %s  p99 %s  max %s  errors %d  5xx %d\n",
 			name, r.Concurrency, r.OpsPerSec, r.ReqPerSec, fmtMs(r.Latency.P50), fmtMs(r.Latency.P90),
 			fmtMs(r.Latency.P99), fmtMs(r.Latency.Max), r.ErrorCount(), r.Status5xx)
+	}
+	if r.Rate > 0 && r.Lag != nil {
+		fmt.Fprintf(w, "  open loop at %s/s, latency from each operation's scheduled start; sent late by p50 %s p99 %s max %s\n",
+			fmtRate(r.Rate), fmtMs(r.Lag.P50), fmtMs(r.Lag.P99), fmtMs(r.Lag.Max))
 	}
 	if r.Peak != nil {
 		fmt.Fprintf(w, "  peak RSS %s, goroutines %s; CPU cores server / tool / rest / steal: %s (machine busy before: %s)\n",

@@ -24,16 +24,20 @@ type scenario struct {
 	verify func(ctx context.Context, t *target, workers []*worker) []Check
 }
 
+// shareUsers gives each worker a user of the target's pool, registering
+// the users still missing: the scenarios at every level share them.
+func shareUsers(ctx context.Context, t *target, workers []*worker) error {
+	users, err := t.pool.ensure(ctx, len(workers))
+	if err != nil {
+		return err
+	}
+	assignUsers(workers, users)
+	return nil
+}
+
 // lookupScenario returns the scenario called name.
 func lookupScenario(name string, t *target) (*scenario, error) {
-	shared := func(ctx context.Context, t *target, workers []*worker) error {
-		users, err := t.pool.ensure(ctx, len(workers))
-		if err != nil {
-			return err
-		}
-		assignUsers(workers, users)
-		return nil
-	}
+	shared := shareUsers
 	switch name {
 	case "read":
 		return &scenario{name: name, prepare: shared, op: opRead}, nil
@@ -53,7 +57,7 @@ func lookupScenario(name string, t *target) (*scenario, error) {
 // each user owns exactly one refresh chain: its registration's session.
 func freshUsers(ctx context.Context, t *target, workers []*worker) error {
 	t.fresh++
-	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base, t.setup)
+	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base)
 	users, err := pool.ensure(ctx, len(workers))
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func freshUsers(ctx context.Context, t *target, workers []*worker) error {
 }
 
 // authHeader is the Authorization header of u.
-func authHeader(u *user) []string { return []string{"Authorization", "jwt-user " + u.Access} }
+func authHeader(u *user) []string { return []string{"Authorization", u.authorization()} }
 
 // opRead reads the user's profile.
 func opRead(ctx context.Context, w *worker) error {

@@ -26,6 +26,17 @@ type user struct {
 	// Broken marks a refresh chain whose state is unknown (a refresh that
 	// got no answer); it is never presented again.
 	Broken bool
+	// auth is "jwt-user " + authFor, the Authorization of the access
+	// token authFor, built once per token rather than once per request.
+	auth, authFor string
+}
+
+// authorization returns the value of u's Authorization header.
+func (u *user) authorization() string {
+	if u.authFor != u.Access {
+		u.auth, u.authFor = "jwt-user "+u.Access, u.Access
+	}
+	return u.auth
 }
 
 // session is the answer of register, login and refresh.
@@ -42,15 +53,14 @@ type session struct {
 type userPool struct {
 	prefix string // e-mail prefix, unique per pool
 	base   string
-	client *http.Client
 
 	mu    sync.Mutex
 	users []*user
 }
 
 // newUserPool returns an empty pool registering at base.
-func newUserPool(prefix, base string, client *http.Client) *userPool {
-	return &userPool{prefix: prefix, base: base, client: client}
+func newUserPool(prefix, base string) *userPool {
+	return &userPool{prefix: prefix, base: base}
 }
 
 // ensure returns the first n users of the pool, registering the missing
@@ -73,7 +83,9 @@ func (p *userPool) ensure(ctx context.Context, n int) ([]*user, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			email := fmt.Sprintf("%s-%d@bench.example.com", p.prefix, have+i)
-			fresh[i], errs[i] = register(ctx, newWorker(-1, p.base, p.client), email)
+			w := newWorker(-1, p.base)
+			defer w.close()
+			fresh[i], errs[i] = register(ctx, w, email)
 		}()
 	}
 	wg.Wait()

@@ -45,7 +45,8 @@ func chainUsers(workers []*worker) []*user {
 
 // refreshOnceMore refreshes the chain of every user once more.
 func refreshOnceMore(ctx context.Context, t *target, users []*user) Check {
-	w := newWorker(-1, t.base, t.setup)
+	w := newWorker(-1, t.base)
+	defer w.close()
 	failed := 0
 	var first string
 	for _, u := range users {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -17,9 +15,8 @@ import (
 // in flight (a refresh cut short would leave its chain in doubt).
 const requestTimeout = 30 * time.Second
 
-// newHTTPClient returns a client keeping up to conns keep-alive connections
-// to the target, without a cookie jar (refresh tokens travel in bodies) and
-// without compression.
+// newHTTPClient returns a net/http client for what is not measured (the
+// server's /metrics), without compression.
 func newHTTPClient(conns int) *http.Client {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -39,6 +36,9 @@ type recorder struct {
 	fivexx   int64
 	byKind   map[string][]time.Duration
 	errors   map[string]int64
+	// lag is, in an open-loop run, how late each operation started after
+	// its scheduled time.
+	lag []time.Duration
 }
 
 // newRecorder returns an empty recorder.
@@ -49,6 +49,7 @@ func newRecorder() *recorder {
 // merge adds what o collected.
 func (r *recorder) merge(o *recorder) {
 	r.ops = append(r.ops, o.ops...)
+	r.lag = append(r.lag, o.lag...)
 	r.failed += o.failed
 	r.requests += o.requests
 	r.fivexx += o.fivexx
@@ -61,23 +62,30 @@ func (r *recorder) merge(o *recorder) {
 }
 
 // worker is one virtual user: it runs operations one after another over
-// keep-alive connections.
+// its own keep-alive connection.
 type worker struct {
 	id        int
-	base      string
-	client    *http.Client
+	conn      *httpConn
 	rng       *rand.Rand
-	buf       bytes.Buffer
+	req       []byte // the request being built, reused
 	rec       *recorder
 	measuring bool // whether the operation under way counts
 	user      *user
 	state     any // the scenario's own, per virtual user
 }
 
-// newWorker returns virtual user id, sending to base through client.
-func newWorker(id int, base string, client *http.Client) *worker {
-	return &worker{id: id, base: base, client: client, rng: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano()))), rec: newRecorder()}
+// newWorker returns virtual user id, sending to base (an http URL, checked
+// by the callers) over a connection of its own; close it after use.
+func newWorker(id int, base string) *worker {
+	conn, err := newHTTPConn(base)
+	if err != nil {
+		conn = &httpConn{addr: "invalid base URL " + base} // every call fails with a transport error
+	}
+	return &worker{id: id, conn: conn, rng: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano()))), rec: newRecorder()}
 }
+
+// close closes the worker's connection.
+func (w *worker) close() { w.conn.close() }
 
 // answer is one HTTP answer; body is valid until the worker's next call.
 type answer struct {
@@ -85,9 +93,11 @@ type answer struct {
 	body   []byte
 }
 
-// call sends one request, measures it under kind and counts its failure, if
-// any, by status and error code. A non-2xx answer is returned as an error.
-func (w *worker) call(ctx context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
+// call sends one request with a JSON body (unless body is nil) and
+// headers (name, value pairs), measures it under kind and counts its
+// failure, if any, by status and error code. A non-2xx answer is returned
+// as an error.
+func (w *worker) call(_ context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
 	var raw []byte
 	if body != nil {
 		var err error
@@ -95,8 +105,15 @@ func (w *worker) call(ctx context.Context, kind, method, path string, body any, 
 			return answer{}, err
 		}
 	}
+	w.req = appendRequest(w.req[:0], method, w.conn.host, path, raw, headers...)
+	return w.send(kind, w.req)
+}
+
+// send sends req, a whole request, and measures it as call does.
+func (w *worker) send(kind string, req []byte) (answer, error) {
 	start := time.Now()
-	a, err := w.send(ctx, method, path, raw, headers)
+	status, body, err := w.conn.roundTrip(req)
+	a := answer{status: status, body: body}
 	if w.measuring {
 		w.rec.requests++
 		w.rec.byKind[kind] = append(w.rec.byKind[kind], time.Since(start))
@@ -114,37 +131,14 @@ func (w *worker) call(ctx context.Context, kind, method, path string, body any, 
 	return a, errors.New(key)
 }
 
-// send makes one request and reads the whole answer into w.buf.
-func (w *worker) send(ctx context.Context, method, path string, raw []byte, headers []string) (answer, error) {
-	req, err := http.NewRequestWithContext(ctx, method, w.base+path, bytes.NewReader(raw))
-	if err != nil {
-		return answer{}, err
-	}
-	if raw != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := w.client.Do(req)
-	if err != nil {
-		return answer{}, err
-	}
-	defer res.Body.Close()
-	w.buf.Reset()
-	if _, err := w.buf.ReadFrom(res.Body); err != nil {
-		return answer{status: res.StatusCode}, err
-	}
-	return answer{status: res.StatusCode, body: w.buf.Bytes()}, nil
-}
-
 // failureKey names a failure as "status CODE (kind)", or "transport:
 // reason (kind)" when no answer came.
 func failureKey(kind string, a answer, err error) string {
-	if a.status == 0 {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			// Without the addresses, which differ per connection.
+			err = fmt.Errorf("%s: %w", op.Op, op.Err)
 		}
 		return fmt.Sprintf("transport: %v (%s)", err, kind)
 	}
