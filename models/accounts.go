@@ -141,7 +141,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 // is compared in Go, so that no condition on expires_at can lure the planner
 // to another index. One round trip per authenticated request.
 func byIDWithSessionSQL(t OwnerTables) string {
-	return `SELECT ` + strings.NewReplacer("password, salt, ", "").Replace(accountColumns) + `,
+	return `SELECT ` + authColumns + `,
 		(SELECT s.expires_at FROM ` + t.Sessions + ` s
 			WHERE s.chain_id = $2 AND s.revoked_at IS NULL AND s.` + t.OwnerColumn + ` = $1
 			LIMIT 1) AS session_expires_at
@@ -245,6 +245,23 @@ func (s *AccountStore) SetActive(ctx context.Context, db DB, id uuid.UUID, activ
 	return execOne(ctx, s.q, db, "set active", s.setActive, id, active, now)
 }
 
+// authColumns are the columns ByIDWithSession reads, in the order of
+// authDest.
+const authColumns = `id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
+	login_count, last_login_at, token_version, created_at, updated_at, email_verified_at`
+
+// authDest lists where ByIDWithSession scans each column of authColumns,
+// then the session's expiry. Scanning into explicit fields spares the
+// hottest statement of the service sqlx's reflection (about a tenth of a
+// read's CPU in a profile); TestChainsAcrossRotation compares the result
+// with ByID's.
+func authDest(r *AccountSession) []any {
+	a := &r.Account
+	return []any{&a.ID, &a.Email, &a.FirstName, &a.LastName, &a.Timezone, &a.Locale, &a.IsActive, &a.DeletedAt,
+		&a.LoginCount, &a.LastLoginAt, &a.TokenVersion, &a.CreatedAt, &a.UpdatedAt, &a.EmailVerifiedAt,
+		&r.SessionExpiresAt}
+}
+
 // AccountSession is what ByIDWithSession reads.
 type AccountSession struct {
 	Account
@@ -259,7 +276,7 @@ type AccountSession struct {
 // Salt are left empty.
 func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, chain uuid.UUID, now time.Time) (*AccountSession, error) {
 	var row AccountSession
-	if err := s.q.get(ctx, db, &row, s.byIDWithSession, id, chain); err != nil {
+	if err := s.q.rowx(ctx, db, s.byIDWithSession, id, chain).Scan(authDest(&row)...); err != nil {
 		return nil, storeErr("account with session", err)
 	}
 	row.Account.normalize()

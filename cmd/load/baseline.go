@@ -46,14 +46,15 @@ const baselineSelect = `SELECT id, email, first_name, last_name, timezone, local
 	login_count, last_login_at, created_at, updated_at FROM users WHERE id = $1`
 
 // baselineSessionSelect reads the user by primary key and, in the same
-// statement, whether the token's session is live: its row that is not
-// revoked, found through the partial index on chain_id. It is the least the
-// server's authenticated read must do since a session is checked on every
-// request (CONTRACT.md §9.3).
+// statement, the expiry of the token's session: its row that is not
+// revoked, found through the partial index on chain_id (the expiry is
+// compared in Go, as the server does, so the planner keeps that index). It
+// is the least the server's authenticated read must do since a session is
+// checked on every request (CONTRACT.md §9.3).
 const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, created_at, updated_at,
-	EXISTS (SELECT 1 FROM user_sessions s WHERE s.chain_id = $2 AND s.revoked_at IS NULL
-		AND s.user_id = users.id AND s.expires_at > now()) AS live
+	(SELECT s.expires_at FROM user_sessions s WHERE s.chain_id = $2 AND s.revoked_at IS NULL
+		AND s.user_id = users.id LIMIT 1) AS session_expires_at
 	FROM users WHERE id = $1`
 
 // baseline is one of the minimal programs measured beside the server, at
@@ -170,9 +171,10 @@ func readHandler(b *baselineServer, query string, args func(*baselineClaims) []a
 		}
 		var u struct {
 			baselineUser
-			Live *bool `db:"live" json:"-"`
+			SessionExpiresAt *time.Time `db:"session_expires_at" json:"-"`
 		}
-		if err := stmt.GetContext(req.Context(), &u, args(claims)...); err != nil || (u.Live != nil && !*u.Live) {
+		err := stmt.GetContext(req.Context(), &u, args(claims)...)
+		if err != nil || (query == baselineSessionSelect && (u.SessionExpiresAt == nil || !u.SessionExpiresAt.After(time.Now()))) {
 			status := http.StatusInternalServerError
 			if err == nil || errors.Is(err, sql.ErrNoRows) {
 				status = http.StatusUnauthorized
