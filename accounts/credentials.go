@@ -44,12 +44,12 @@ type MailSettings struct {
 func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.Available() }
 
 // ChangePassword replaces the owner's password after checking the current
-// one, increments its token version (every access token dies), revokes
-// every session and opens a new one for the caller, all in one
-// transaction. The caller's previous session (the one of callerRefresh,
-// when given) is marked as replaced, so that its refresh token is a replay
+// one, increments its token version (every access token dies) and revokes
+// every session, all in one transaction. The caller's session continues:
+// its live row is replaced by a new one of the same chain (same session id,
+// client and platform), so the caller's previous refresh token is a replay
 // if presented again.
-func (s *Service) ChangePassword(ctx context.Context, owner uuid.UUID, current, next, callerRefresh string, o Origin) (*Issued, error) {
+func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, current, next string, o Origin) (*Issued, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrNotFound
@@ -76,48 +76,10 @@ func (s *Service) ChangePassword(ctx context.Context, owner uuid.UUID, current, 
 	if err != nil {
 		return nil, err
 	}
-	var revoked int64
+	var ended []uuid.UUID
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		locked, err := s.Accounts.LockForUpdate(ctx, tx, owner)
-		if err != nil {
-			return err
-		}
-		if !locked.IsActive || locked.DeletedAt != nil {
-			return ErrInactive
-		}
-		if locked.Password != acc.Password {
-			return ErrInvalidCredentials // changed concurrently: the checked password is stale
-		}
-		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-			return err
-		}
-		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-			return err
-		}
-		if revoked, err = s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {
-			return err
-		}
-		// The caller's session, named by its refresh token, continues
-		// as the new one (same client and platform) and is marked replaced.
-		var old *models.Session
-		if auth.WellFormedRefreshToken(callerRefresh) {
-			found, err := s.Sessions.ByHash(ctx, tx, auth.HashRefreshToken(callerRefresh))
-			switch {
-			case err == nil && found.OwnerID == owner && found.ReplacedBySessionID == nil:
-				old, sess.Client, sess.Platform = found, found.Client, found.Platform
-			case err != nil && !errors.Is(err, models.ErrNotFound):
-				return err
-			}
-		}
-		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-			return err
-		}
-		if old != nil {
-			if err := s.Sessions.MarkReplaced(ctx, tx, owner, old.ID, sess.ID, now); err != nil {
-				return err
-			}
-		}
-		acc, err = s.Accounts.ByID(ctx, tx, owner)
+		var err error
+		acc, ended, err = s.changePassword(ctx, tx, acc.Password, session, sess, encoded, salt, o)
 		return err
 	})
 	if errors.Is(err, models.ErrNotFound) {
@@ -126,27 +88,86 @@ func (s *Service) ChangePassword(ctx context.Context, owner uuid.UUID, current, 
 	if err != nil {
 		return nil, err
 	}
-	s.security("password changed: every other session ended", "password_changed", owner, sess.ID, o, "revoked", revoked)
-	s.notifyRevoked(owner)
+	s.notifyEnded(owner, ended)
 	return s.issue(acc, sess, raw)
+}
+
+// changePassword is the transaction of ChangePassword: checked is the hash
+// the current password was verified against, sess the caller's new row. It
+// returns the updated account and the other sessions it ended.
+func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked string, session uuid.UUID, sess *models.Session, encoded, salt string, o Origin) (*models.Account, []uuid.UUID, error) {
+	owner, now := sess.OwnerID, sess.CreatedAt
+	locked, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !locked.IsActive || locked.DeletedAt != nil {
+		return nil, nil, ErrInactive
+	}
+	if locked.Password != checked {
+		return nil, nil, ErrInvalidCredentials // changed concurrently: the checked password is stale
+	}
+	old, err := s.Sessions.LiveInChain(ctx, tx, owner, session)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, ErrSessionEnded
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return nil, nil, err
+	}
+	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess.ChainID, sess.LoginAt, sess.Client, sess.Platform = old.ChainID, old.LoginAt, old.Client, old.Platform
+	if err := s.Sessions.Create(ctx, tx, sess); err != nil {
+		return nil, nil, err
+	}
+	if err := s.Sessions.MarkReplaced(ctx, tx, owner, old.ID, sess.ID, now); err != nil {
+		return nil, nil, err
+	}
+	if err := s.record(ctx, tx, models.EventPasswordChanged, owner, session, o,
+		map[string]any{"revoked": len(revoked) - 1}); err != nil {
+		return nil, nil, err
+	}
+	acc, err := s.Accounts.ByID(ctx, tx, owner)
+	return acc, without(revoked, session), err
+}
+
+// without returns ids without the value drop.
+func without(ids []uuid.UUID, drop uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(ids))
+	for _, id := range ids {
+		if id != drop {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // RequestPasswordReset queues the work of a reset request for email. The
 // request itself does the same thing for every address, so that neither
 // its answer nor its time tells whether the address has an account.
-func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
+func (s *Service) RequestPasswordReset(ctx context.Context, email string, o Origin) error {
 	if !s.mailAvailable() {
 		return ErrMailUnavailable
 	}
-	_, err := s.Mail.Enqueuer.Enqueue(queues.MailQueue, V1RequestPasswordResetTask,
-		map[string]any{"email": strings.ToLower(strings.TrimSpace(email))})
+	_, err := s.Mail.Enqueuer.Enqueue(queues.MailQueue, V1RequestPasswordResetTask, map[string]any{
+		"email": strings.ToLower(strings.TrimSpace(email)), "ip": o.IP, "userAgent": o.UserAgent,
+	})
 	return err
 }
 
-// RunPasswordResetRequest is the job of a reset request: an active owner
-// of email, within the mail bound, gets a new reset token (voiding its
-// earlier ones) and a mail with its link. Anything else does nothing.
-func (s *Service) RunPasswordResetRequest(ctx context.Context, email string) error {
+// RunPasswordResetRequest is the job of a reset request made from o: an
+// active owner of email, within the mail bound, gets a new reset token
+// (voiding its earlier ones) and a mail with its link, and the request is
+// recorded as a security event of the owner. Anything else does nothing.
+func (s *Service) RunPasswordResetRequest(ctx context.Context, email string, o Origin) error {
 	acc, err := s.Accounts.ByEmail(ctx, s.DB, email)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil
@@ -157,7 +178,7 @@ func (s *Service) RunPasswordResetRequest(ctx context.Context, email string) err
 	if !acc.IsActive || acc.DeletedAt != nil {
 		return nil
 	}
-	_, err = s.sendToken(ctx, acc, models.PurposePasswordReset)
+	_, err = s.sendToken(ctx, acc, models.PurposePasswordReset, &o)
 	return err
 }
 
@@ -175,14 +196,16 @@ func (s *Service) RequestEmailVerification(ctx context.Context, owner uuid.UUID)
 	if acc.EmailVerifiedAt != nil {
 		return false, nil
 	}
-	return s.sendToken(ctx, acc, models.PurposeEmailVerify)
+	return s.sendToken(ctx, acc, models.PurposeEmailVerify, nil)
 }
 
 // sendToken issues a token of purpose to acc unless MailBound tokens of
 // that purpose were issued within the window (counted under a lock of the
 // owner, so concurrent requests cannot pass the bound together), then
-// queues its mail. The mail's content lives until the token expires.
-func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose string) (bool, error) {
+// queues its mail. The mail's content lives until the token expires. With
+// a request origin, the request is recorded as password_reset_requested in
+// the same transaction, whether or not the bound let a mail go.
+func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose string, requested *Origin) (bool, error) {
 	if !s.mailAvailable() {
 		return false, ErrMailUnavailable
 	}
@@ -207,11 +230,19 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 			return err
 		}
 		n, err := s.OneTime.CountSince(ctx, tx, tok.OwnerType, acc.ID, purpose, now.Add(-MailBoundWindow))
-		if err != nil || n >= MailBound {
+		if err != nil {
 			return err
 		}
-		issued = true
-		return s.OneTime.Issue(ctx, tx, tok)
+		if issued = n < MailBound; issued {
+			if err := s.OneTime.Issue(ctx, tx, tok); err != nil {
+				return err
+			}
+		}
+		if requested == nil {
+			return nil
+		}
+		return s.record(ctx, tx, models.EventPasswordResetRequested, acc.ID, uuid.Nil, *requested,
+			map[string]any{"mailed": issued})
 	})
 	if err != nil || !issued {
 		if !issued && err == nil {
@@ -239,7 +270,6 @@ func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Ori
 	}
 	now := s.Now()
 	var owner uuid.UUID
-	var revoked int64
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, auth.HashRefreshToken(raw), now)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
@@ -262,20 +292,22 @@ func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Ori
 		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 			return err
 		}
-		revoked, err = s.Sessions.RevokeAll(ctx, tx, owner, now)
-		return err
+		revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+		if err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
 	})
 	if err != nil {
 		return err
 	}
-	s.security("password reset by mail: every session ended", "password_reset", owner, uuid.Nil, o, "revoked", revoked)
-	s.notifyRevoked(owner)
+	s.notifyEnded(owner, nil)
 	return nil
 }
 
 // VerifyEmail consumes a verification token and marks its owner's address
-// verified, in one transaction.
-func (s *Service) VerifyEmail(ctx context.Context, raw string) (*models.Account, error) {
+// verified, in one transaction with its security event (from o).
+func (s *Service) VerifyEmail(ctx context.Context, raw string, o Origin) (*models.Account, error) {
 	if !auth.WellFormedRefreshToken(raw) {
 		return nil, ErrInvalidToken
 	}
@@ -293,7 +325,10 @@ func (s *Service) VerifyEmail(ctx context.Context, raw string) (*models.Account,
 		if errors.Is(err, models.ErrNotFound) {
 			return ErrInvalidToken
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventEmailVerified, acc.ID, uuid.Nil, o, nil)
 	})
 	if err != nil {
 		return nil, err

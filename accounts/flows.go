@@ -82,7 +82,10 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 		if err := s.Accounts.Create(ctx, tx, acc); err != nil {
 			return err
 		}
-		return s.Sessions.Create(ctx, tx, sess)
+		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventRegister, acc.ID, sess.ChainID, o, nil)
 	})
 	if errors.Is(err, models.ErrDuplicate) {
 		return nil, ErrExists
@@ -93,7 +96,7 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 	if s.mailAvailable() {
 		// The account exists now; a failure to queue the verification mail
 		// must not undo it (the user can ask for a re-send).
-		if _, err := s.sendToken(ctx, acc, models.PurposeEmailVerify); err != nil {
+		if _, err := s.sendToken(ctx, acc, models.PurposeEmailVerify, nil); err != nil {
 			s.Log.Warn("verification mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
 		}
 	}
@@ -144,15 +147,13 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case !ok:
-		return nil, ErrInvalidCredentials
-	case !acc.IsActive:
-		return nil, ErrInactive
-	case acc.DeletedAt != nil:
-		return nil, ErrDeleted
-	case s.Mail != nil && s.Mail.RequireVerified && acc.EmailVerifiedAt == nil:
-		return nil, ErrNotVerified
+	if refused := s.refusal(acc, ok); refused != nil {
+		// No change to record a transaction with: the event stands alone.
+		reason := map[string]any{"reason": refusalReason(refused)}
+		if err := s.record(ctx, s.DB, models.EventLoginFailed, acc.ID, uuid.Nil, o, reason); err != nil {
+			return nil, err
+		}
+		return nil, refused
 	}
 	var encoded, salt string
 	if rehash {
@@ -176,7 +177,10 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 				return err
 			}
 		}
-		return s.Sessions.Create(ctx, tx, sess)
+		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventLogin, acc.ID, sess.ChainID, o, nil)
 	})
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrInactive // deactivated or deleted since the check above
@@ -187,29 +191,85 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 	return s.issue(acc, sess, raw)
 }
 
-// Logout revokes the session of raw, only if it belongs to owner and is
-// not revoked already. A missing, malformed, unknown or foreign token is
-// ignored.
-func (s *Service) Logout(ctx context.Context, owner uuid.UUID, raw string) error {
-	if !auth.WellFormedRefreshToken(raw) {
-		return nil
+// refusal is the error a login of acc is refused with, given whether its
+// password matched (SPEC.md's order), or nil.
+func (s *Service) refusal(acc *models.Account, passwordOK bool) error {
+	switch {
+	case !passwordOK:
+		return ErrInvalidCredentials
+	case !acc.IsActive:
+		return ErrInactive
+	case acc.DeletedAt != nil:
+		return ErrDeleted
+	case s.Mail != nil && s.Mail.RequireVerified && acc.EmailVerifiedAt == nil:
+		return ErrNotVerified
 	}
-	_, err := s.Sessions.RevokeByHash(ctx, s.DB, owner, auth.HashRefreshToken(raw), s.Now())
-	return err
+	return nil
+}
+
+// refusalReason names a login refusal in its security event.
+func refusalReason(err error) string {
+	switch {
+	case errors.Is(err, ErrInactive):
+		return "account_inactive"
+	case errors.Is(err, ErrDeleted):
+		return "account_deleted"
+	case errors.Is(err, ErrNotVerified):
+		return "email_not_verified"
+	}
+	return "invalid_credentials"
+}
+
+// Logout ends the caller's session (the access token's) and, when raw is
+// the refresh token of another live session of owner, that one too; a
+// missing, malformed, unknown or foreign token is ignored.
+func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw string, o Origin) error {
+	var ended []uuid.UUID
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		ended = ended[:0]
+		now := s.Now()
+		ok, err := s.Sessions.RevokeChain(ctx, tx, owner, session, now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			ended = append(ended, session)
+		}
+		if auth.WellFormedRefreshToken(raw) {
+			chain, ok, err := s.Sessions.RevokeByHash(ctx, tx, owner, auth.HashRefreshToken(raw), now)
+			if err != nil {
+				return err
+			}
+			if ok && chain != session {
+				ended = append(ended, chain)
+			}
+		}
+		if len(ended) == 0 {
+			return nil
+		}
+		return s.record(ctx, tx, models.EventLogout, owner, session, o, map[string]any{"sessions": len(ended)})
+	})
+	if err != nil {
+		return err
+	}
+	s.notifyEnded(owner, ended)
+	return nil
 }
 
 // LogoutAll increments the owner's token version, which ends every access
 // token at once, and revokes all of its active sessions, in one
-// transaction.
-func (s *Service) LogoutAll(ctx context.Context, owner uuid.UUID, o Origin) error {
-	var revoked int64
+// transaction. session is the caller's (uuid.Nil when an admin acts), and
+// data goes into the security event.
+func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Origin, data map[string]any) error {
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, s.Now()); err != nil {
+		now := s.Now()
+		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 			return err
 		}
-		n, err := s.Sessions.RevokeAll(ctx, tx, owner, s.Now())
-		revoked = n
-		return err
+		if _, err := s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventLogoutAll, owner, session, o, data)
 	})
 	if errors.Is(err, models.ErrNotFound) {
 		return ErrNotFound
@@ -217,15 +277,8 @@ func (s *Service) LogoutAll(ctx context.Context, owner uuid.UUID, o Origin) erro
 	if err != nil {
 		return err
 	}
-	s.security("all sessions ended by their owner", "logout_all", owner, uuid.Nil, o, "revoked", revoked)
-	s.notifyRevoked(owner)
+	s.notifyEnded(owner, nil)
 	return nil
-}
-
-func (s *Service) notifyRevoked(owner uuid.UUID) {
-	if s.Revoked != nil {
-		s.Revoked(s.Kind.Type, owner)
-	}
 }
 
 // Account returns the account with id, or ErrNotFound.

@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -13,11 +14,11 @@ import (
 
 // refreshOutcome is what one refresh transaction decided.
 type refreshOutcome struct {
-	name    string // rotated, unknown, expired, revoked, inactive or replay
+	name    string // rotated, unknown, expired, revoked, inactive, replay or replay_repeated
 	account *models.Account
 	old     *models.Session
 	next    *models.Session
-	revoked int64
+	revoked int
 }
 
 // Refresh rotates the session of raw and issues new tokens, following
@@ -28,7 +29,10 @@ type refreshOutcome struct {
 //   - active, owner inactive or deleted; or expired: the session is revoked;
 //   - revoked: nothing changes;
 //   - rotated (a replay): every session of the owner is revoked and its
-//     token version incremented, with no grace period;
+//     token version incremented, with no grace period, and the chain is
+//     marked; a replay of a token of a chain marked so changes nothing
+//     more (replay_repeated), so that a stolen dead token cannot log its
+//     owner out again and again;
 //   - unknown or malformed: nothing changes.
 //
 // Every outcome but the first is ErrInvalidRefresh. The owner row is locked
@@ -77,9 +81,10 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 	case "rotated":
 		return s.issue(out.account, out.next, newRaw)
 	case "replay":
-		s.security("refresh token replayed: every session revoked", "refresh_token_theft",
-			out.account.ID, out.old.ID, o, "revoked", out.revoked)
-		s.notifyRevoked(out.account.ID)
+		s.Log.Warn("refresh token replayed: every session revoked", "event", models.EventRefreshTheft,
+			"ownerType", string(s.Kind.Type), "ownerId", out.account.ID.String(),
+			"sessionId", out.old.ChainID.String(), "revoked", out.revoked, "ip", o.IP)
+		s.notifyEnded(out.account.ID, nil)
 	}
 	return nil, ErrInvalidRefresh
 }
@@ -109,14 +114,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 	acc, sess := out.account, out.old
 	switch sess.State(now) {
 	case models.SessionRotated:
-		out.name = "replay"
-		n, err := s.Sessions.RevokeAll(ctx, tx, acc.ID, now)
-		if err != nil {
-			return "", err
-		}
-		out.revoked = n
-		_, err = s.Accounts.BumpTokenVersion(ctx, tx, acc.ID, now)
-		return "", err
+		return "", s.replayed(ctx, tx, out, o, now)
 	case models.SessionRevoked:
 		out.name = "revoked"
 		return "", nil
@@ -134,11 +132,38 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 	if err != nil {
 		return "", err
 	}
+	next.ChainID, next.LoginAt = sess.ChainID, sess.LoginAt
 	if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
 		return "", err
 	}
 	out.name, out.next = "rotated", next
 	return raw, nil
+}
+
+// replayed is the theft response to the replay of a rotated token: the
+// first replay of a chain revokes every session of the owner, increments
+// its token version, marks the chain and records the event; later ones
+// change nothing.
+func (s *Service) replayed(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
+	acc, sess := out.account, out.old
+	if sess.TheftDetectedAt != nil {
+		out.name = "replay_repeated"
+		return nil
+	}
+	out.name = "replay"
+	revoked, err := s.Sessions.RevokeAll(ctx, tx, acc.ID, now)
+	if err != nil {
+		return err
+	}
+	out.revoked = len(revoked)
+	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, acc.ID, now); err != nil {
+		return err
+	}
+	if err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.ChainID, now); err != nil {
+		return err
+	}
+	return s.record(ctx, tx, models.EventRefreshTheft, acc.ID, sess.ChainID, o,
+		map[string]any{"revoked": len(revoked)})
 }
 
 func (s *Service) outcome(name string) {

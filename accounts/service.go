@@ -39,6 +39,12 @@ var (
 	// ErrNotVerified: login of an unverified address while verification
 	// is required.
 	ErrNotVerified = errors.New("accounts: e-mail address not verified")
+	// ErrSessionNotFound: a session id that names no live session of the
+	// owner.
+	ErrSessionNotFound = errors.New("accounts: session not found")
+	// ErrSessionEnded: the caller's own session ended while its request
+	// ran.
+	ErrSessionEnded = errors.New("accounts: session ended")
 )
 
 // SlowedDownError refuses a login attempt that the Throttle made wait; the
@@ -94,10 +100,12 @@ type Service struct {
 	// Now returns the current time in UTC, truncated to microseconds.
 	Now func() time.Time
 	Log *slog.Logger
-	// Revoked, when set, is called after a commit that incremented an
-	// owner's token version (logout-all, theft), so that live connections
-	// holding old tokens can be closed.
-	Revoked func(owner action.OwnerType, id uuid.UUID)
+	// Ended, when set, is called after every commit that ended sessions of
+	// an owner (logout, revocation, logout-all, theft, password change or
+	// reset, deactivation, deletion), so that the connections opened in
+	// them (sockets) can be closed: sessions lists the ended sessions, nil
+	// meaning every session of the owner.
+	Ended func(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID)
 	// RefreshOutcome, when set, is called once per refresh with its
 	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
 	// replay.
@@ -106,6 +114,9 @@ type Service struct {
 	Throttle Throttle
 	// OneTime stores the one-time tokens of the credential flows.
 	OneTime models.TokenStore
+	// Events stores the security events, written in the transaction of
+	// the change each records.
+	Events models.EventStore
 	// Mail configures the mail flows (reset, verification); nil disables
 	// them (ErrMailUnavailable).
 	Mail *MailSettings
@@ -125,30 +136,39 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 		Log:        log,
 		OneTime:    models.TokenStore{}.Prepared(db),
+		Events:     models.EventStore{}.Prepared(db),
 	}
 }
 
-// Load is the authenticator's loader for this kind: the owner must exist,
-// be active and not be soft-deleted, so that deactivating or deleting an
-// account ends its access tokens at once.
-func (s *Service) Load(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
-	acc, err := s.Accounts.ByID(ctx, s.DB, id)
+// Load is the authenticator's loader for this kind. In one statement it
+// reads the owner, which must exist, be active and not be soft-deleted (so
+// that deactivating or deleting an account ends its access tokens at once),
+// and checks that the token's session is live (so that ending a session
+// ends its access tokens at once).
+func (s *Service) Load(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
+	row, err := s.Accounts.ByIDWithSession(ctx, s.DB, id, session, s.Now())
 	if errors.Is(err, models.ErrNotFound) {
 		return auth.Principal{}, auth.ErrUnknownOwner
 	}
 	if err != nil {
 		return auth.Principal{}, err
 	}
+	acc := &row.Account
 	if !acc.IsActive || acc.DeletedAt != nil {
 		return auth.Principal{}, auth.ErrUnknownOwner
 	}
-	return auth.Principal{TokenVersion: acc.TokenVersion, Locale: acc.Locale, Record: acc}, nil
+	if row.SessionExpiresAt == nil {
+		return auth.Principal{}, auth.ErrSessionEnded
+	}
+	return auth.Principal{TokenVersion: acc.TokenVersion, Locale: acc.Locale, Record: acc,
+		SessionExpiresAt: *row.SessionExpiresAt}, nil
 }
 
 // Owner returns the auth.Owner declaration of this kind.
 func (s *Service) Owner() auth.Owner { return auth.Owner{Type: s.Kind.Type, Load: s.Load} }
 
-// newSession prepares a session row for owner with a fresh refresh token.
+// newSession prepares a session row for owner with a fresh refresh token,
+// the first of a new chain (a rotation sets the chain of the old row).
 func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, platform string, now time.Time) (*models.Session, string, error) {
 	raw, hash, err := auth.NewRefreshToken()
 	if err != nil {
@@ -169,32 +189,66 @@ func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, pl
 		Platform:         platform,
 		CreatedAt:        now,
 		UpdatedAt:        now,
+		ChainID:          id,
+		LoginAt:          now,
 	}
 	return sess, raw, nil
 }
 
 // issue signs the access token of a committed session.
 func (s *Service) issue(acc *models.Account, sess *models.Session, raw string) (*Issued, error) {
-	token, exp, err := s.Tokens.Issue(s.Kind.Type, acc.ID, acc.TokenVersion, action.Client(sess.Client))
+	token, exp, err := s.Tokens.Issue(s.Kind.Type, acc.ID, sess.ChainID, acc.TokenVersion, action.Client(sess.Client))
 	if err != nil {
 		return nil, fmt.Errorf("issue access token: %w", err)
 	}
 	return &Issued{Account: acc, Session: sess, AccessToken: token, AccessExpiresAt: exp, RefreshToken: raw}, nil
 }
 
-// security logs a security event with the owner, session and origin.
-func (s *Service) security(msg, event string, owner uuid.UUID, session uuid.UUID, o Origin, attrs ...any) {
-	base := []any{"event", event, "ownerType", string(s.Kind.Type), "ownerId", owner.String(),
-		"ip", o.IP, "userAgent", o.UserAgent}
-	if session != uuid.Nil {
-		base = append(base, "sessionId", session.String())
+// record writes a security event of the owner in db (the transaction of
+// the change it records), from the request o, about session (uuid.Nil:
+// none). data, when not nil, is marshalled to the event's JSON object.
+func (s *Service) record(ctx context.Context, db models.DB, typ string, owner, session uuid.UUID, o Origin, data map[string]any) error {
+	ev := &models.SecurityEvent{
+		OwnerType: string(s.Kind.Type), OwnerID: owner, Type: typ,
+		IPAddress: ipAddress(o.IP), UserAgent: userAgentText(o.UserAgent),
+		CreatedAt: s.Now(),
 	}
-	s.Log.Warn(msg, append(base, attrs...)...)
+	if session != uuid.Nil {
+		ev.SessionID = &session
+	}
+	if data != nil {
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("security event data: %w", err)
+		}
+		ev.Data = raw
+	}
+	return s.Events.Insert(ctx, db, ev)
 }
 
-// userAgentJSON stores the User-Agent header as {"raw": "..."}: valid
-// UTF-8, without NUL (which jsonb refuses), at most 512 bytes.
+// notifyEnded reports ended sessions of owner after their commit: nil
+// means every session.
+func (s *Service) notifyEnded(owner uuid.UUID, sessions []uuid.UUID) {
+	if s.Ended != nil && (sessions == nil || len(sessions) > 0) {
+		s.Ended(s.Kind.Type, owner, sessions)
+	}
+}
+
+// userAgentJSON stores the User-Agent header as {"raw": "..."} (see
+// userAgentText).
 func userAgentJSON(ua string) []byte {
+	text := userAgentText(ua)
+	if text == nil {
+		return nil
+	}
+	raw, _ := json.Marshal(map[string]string{"raw": *text})
+	return raw
+}
+
+// userAgentText cleans the User-Agent header for storage: valid UTF-8,
+// without NUL (which PostgreSQL refuses), at most 512 bytes; nil when
+// empty.
+func userAgentText(ua string) *string {
 	if ua == "" {
 		return nil
 	}
@@ -203,8 +257,7 @@ func userAgentJSON(ua string) []byte {
 		_, size := utf8.DecodeLastRuneInString(ua)
 		ua = ua[:len(ua)-size]
 	}
-	raw, _ := json.Marshal(map[string]string{"raw": ua})
-	return raw
+	return &ua
 }
 
 func ipAddress(ip string) *string {

@@ -1,6 +1,10 @@
 package action
 
-import "github.com/google/uuid"
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
 
 // OwnerType names a kind of authenticated principal, such as "user" or
 // "admin". It selects the Authorization scheme ("jwt-<type>"), the token
@@ -59,6 +63,11 @@ type Caller struct {
 	Client Client
 	// TokenVersion is the owner's token version, equal to the token's claim.
 	TokenVersion int64
+	// Session is the id of the session (the login) the credential belongs
+	// to; it was live when the request was authenticated.
+	Session uuid.UUID
+	// SessionExpiresAt is when that session expires unless it is refreshed.
+	SessionExpiresAt time.Time
 	// Locale is the owner's preferred locale, used for messages.
 	Locale string
 	// Record is the owner record loaded by the owner type's loader, so that

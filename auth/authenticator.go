@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/google/uuid"
@@ -15,6 +16,11 @@ import (
 // may not authenticate (soft-deleted, inactive). The request is then
 // anonymous.
 var ErrUnknownOwner = errors.New("auth: unknown owner")
+
+// ErrSessionEnded is returned by a Loader when the token's session is not
+// live: logged out, revoked, expired, unknown, or another owner's. The
+// request is then anonymous.
+var ErrSessionEnded = errors.New("auth: session ended")
 
 // Reasons for an anonymous request that are known before any token is
 // parsed.
@@ -33,12 +39,16 @@ type Principal struct {
 	Locale string
 	// Record is the loaded owner record, passed on as action.Caller.Record.
 	Record any
+	// SessionExpiresAt is when the token's session expires.
+	SessionExpiresAt time.Time
 }
 
-// Loader loads the owner with id. It returns ErrUnknownOwner (possibly
-// wrapped) when the owner does not exist or may not authenticate; any other
-// error is an infrastructure failure.
-type Loader func(ctx context.Context, id uuid.UUID) (Principal, error)
+// Loader loads the owner with id and checks that its session (the token's
+// sid) is live, in one round trip. It returns ErrUnknownOwner (possibly
+// wrapped) when the owner does not exist or may not authenticate, and
+// ErrSessionEnded when the session is not live; any other error is an
+// infrastructure failure.
+type Loader func(ctx context.Context, id, session uuid.UUID) (Principal, error)
 
 // Owner registers an owner type with an Authenticator.
 type Owner struct {
@@ -144,8 +154,8 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string)
 		}
 		return nil, err
 	}
-	p, err := o.load(ctx, claims.Subject)
-	if errors.Is(err, ErrUnknownOwner) {
+	p, err := o.load(ctx, claims.Subject, claims.Session)
+	if errors.Is(err, ErrUnknownOwner) || errors.Is(err, ErrSessionEnded) {
 		return a.reject(ctx, fmt.Errorf("%s %s: %w", o.typ, claims.Subject, err))
 	}
 	if err != nil {
@@ -156,12 +166,14 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string)
 			o.typ, claims.Subject, claims.TokenVersion, p.TokenVersion))
 	}
 	return &action.Caller{
-		Type:         o.typ,
-		ID:           claims.Subject,
-		Client:       claims.Client,
-		TokenVersion: claims.TokenVersion,
-		Locale:       p.Locale,
-		Record:       p.Record,
+		Type:             o.typ,
+		ID:               claims.Subject,
+		Client:           claims.Client,
+		TokenVersion:     claims.TokenVersion,
+		Session:          claims.Session,
+		SessionExpiresAt: p.SessionExpiresAt,
+		Locale:           p.Locale,
+		Record:           p.Record,
 	}, nil
 }
 

@@ -24,15 +24,19 @@ var (
 	goneID    = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5d")
 	brokenID  = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5e")
 	wrappedID = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5f")
+	endedSID  = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b02")
 	errDB     = errors.New("database is down")
 )
 
 type record struct{ name string }
 
 // mapLoader serves principals from a map; goneID is unknown (wrapped for
-// wrappedID) and brokenID fails.
+// wrappedID), brokenID fails, and the session endedSID is not live.
 func mapLoader(owners map[uuid.UUID]Principal) Loader {
-	return func(_ context.Context, id uuid.UUID) (Principal, error) {
+	return func(_ context.Context, id, session uuid.UUID) (Principal, error) {
+		if session == endedSID {
+			return Principal{}, ErrSessionEnded
+		}
 		switch id {
 		case brokenID:
 			return Principal{}, errDB
@@ -48,8 +52,9 @@ func mapLoader(owners map[uuid.UUID]Principal) Loader {
 }
 
 var (
-	testUser  = &record{"ada"}
-	testAdmin = &record{"root"}
+	testUser       = &record{"ada"}
+	testAdmin      = &record{"root"}
+	testSessionEnd = testT0.Add(24 * time.Hour)
 )
 
 func newTestAuthenticator(tb testing.TB) (*Authenticator, *Tokens) {
@@ -58,7 +63,7 @@ func newTestAuthenticator(tb testing.TB) (*Authenticator, *Tokens) {
 	tk := newTestTokens(tb, &now)
 	a := NewAuthenticator(tk,
 		Owner{Type: user, Load: mapLoader(map[uuid.UUID]Principal{
-			testID: {TokenVersion: 3, Locale: "es", Record: testUser},
+			testID: {TokenVersion: 3, Locale: "es", Record: testUser, SessionExpiresAt: testSessionEnd},
 		})},
 		Owner{Type: admin, Load: mapLoader(map[uuid.UUID]Principal{
 			adminID: {TokenVersion: 0, Locale: "en", Record: testAdmin},
@@ -69,7 +74,13 @@ func newTestAuthenticator(tb testing.TB) (*Authenticator, *Tokens) {
 
 func issue(tb testing.TB, tk *Tokens, owner action.OwnerType, id uuid.UUID, version int64, client action.Client) string {
 	tb.Helper()
-	token, _, err := tk.Issue(owner, id, version, client)
+	return issueIn(tb, tk, owner, id, testSID, version, client)
+}
+
+// issueIn issues a token of a given session.
+func issueIn(tb testing.TB, tk *Tokens, owner action.OwnerType, id, sid uuid.UUID, version int64, client action.Client) string {
+	tb.Helper()
+	token, _, err := tk.Issue(owner, id, sid, version, client)
 	if err != nil {
 		tb.Fatalf("Issue: %v", err)
 	}
@@ -88,9 +99,12 @@ func TestAuthenticate(t *testing.T) {
 	}
 	expiredTok := issue(t, expired, user, testID, 3, action.Web)
 
-	wantUser := &action.Caller{Type: user, ID: testID, Client: action.Web, TokenVersion: 3, Locale: "es", Record: testUser}
-	wantApp := &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser}
-	wantAdmin := &action.Caller{Type: admin, ID: adminID, Client: action.App, TokenVersion: 0, Locale: "en", Record: testAdmin}
+	wantUser := &action.Caller{Type: user, ID: testID, Client: action.Web, TokenVersion: 3, Locale: "es", Record: testUser,
+		Session: testSID, SessionExpiresAt: testSessionEnd}
+	wantApp := &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser,
+		Session: testSID, SessionExpiresAt: testSessionEnd}
+	wantAdmin := &action.Caller{Type: admin, ID: adminID, Client: action.App, TokenVersion: 0, Locale: "en", Record: testAdmin,
+		Session: testSID}
 	for _, tc := range []struct {
 		name    string
 		headers []string // Authorization values, nil for none
@@ -121,6 +135,7 @@ func TestAuthenticate(t *testing.T) {
 		{"unknown owner, wrapped error", []string{"jwt-user " + issue(t, tk, user, wrappedID, 3, action.Web)}, nil},
 		{"stale token version", []string{"jwt-user " + issue(t, tk, user, testID, 2, action.Web)}, nil},
 		{"token version ahead of owner", []string{"jwt-user " + issue(t, tk, user, testID, 4, action.Web)}, nil},
+		{"session ended", []string{"jwt-user " + issueIn(t, tk, user, testID, endedSID, 3, action.Web)}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/v1/users/read", nil)
@@ -167,7 +182,9 @@ func TestVerifyToken(t *testing.T) {
 		want    *action.Caller
 		wantErr error
 	}{
-		{"user token", user, userTok, &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser}, nil},
+		{"user token", user, userTok, &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser,
+			Session: testSID, SessionExpiresAt: testSessionEnd}, nil},
+		{"ended session", user, issueIn(t, tk, user, testID, endedSID, 3, action.App), nil, nil},
 		{"empty token", user, "", nil, nil},
 		{"scheme included", user, "jwt-user " + userTok, nil, nil},
 		{"user token as admin", admin, userTok, nil, nil},

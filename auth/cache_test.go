@@ -20,7 +20,7 @@ func TestVerifiedCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7())
-	tok, _, err := tokens.Issue("user", id, 3, action.App)
+	tok, _, err := tokens.Issue("user", id, id, 3, action.App)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestVerifiedCacheUsesEveryShard(t *testing.T) {
 	}
 	const n = 1600
 	for i := 0; i < n; i++ {
-		tok, _, err := tokens.Issue("user", uuid.Must(uuid.NewV7()), int64(i), action.Web)
+		tok, _, err := tokens.Issue("user", uuid.Must(uuid.NewV7()), testSID, int64(i), action.Web)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,20 +18,21 @@ func ExampleTokens() {
 		panic(err)
 	}
 	id := uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
-	token, expires, err := tokens.Issue("user", id, 4, action.App)
+	session := uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01") // the login the token belongs to
+	token, expires, err := tokens.Issue("user", id, session, 4, action.App)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("expires:", expires)
 
 	claims, err := tokens.Parse("user", token)
-	fmt.Println(claims.Subject, claims.Type, claims.Client, claims.TokenVersion, err)
+	fmt.Println(claims.Subject, claims.Session, claims.Type, claims.Client, claims.TokenVersion, err)
 
 	_, err = tokens.Parse("admin", token)
 	fmt.Println(err)
 	// Output:
 	// expires: 2025-03-01 12:15:00 +0000 UTC
-	// 0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b user app 4 <nil>
+	// 0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b 0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01 user app 4 <nil>
 	// auth: invalid access token: type "user", want "admin"
 }
 
@@ -40,15 +41,17 @@ func ExampleAuthenticator() {
 	if err != nil {
 		panic(err)
 	}
-	// A loader would read the users table; soft-deleted or inactive users
-	// give auth.ErrUnknownOwner.
-	users := func(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+	// A loader would read the users table and the session in one
+	// statement; soft-deleted or inactive users give auth.ErrUnknownOwner,
+	// ended sessions auth.ErrSessionEnded.
+	users := func(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
 		return auth.Principal{TokenVersion: 1, Locale: "zh-TW", Record: id.String()}, nil
 	}
 	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: users})
 
 	id := uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
-	token, _, _ := tokens.Issue("user", id, 1, action.Web)
+	session := uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01")
+	token, _, _ := tokens.Issue("user", id, session, 1, action.Web)
 	for _, header := range []string{"jwt-user " + token, "jwt-admin " + token, "Bearer " + token} {
 		r := httptest.NewRequest("POST", "/v1/users/read", nil)
 		r.Header.Set("Authorization", header)

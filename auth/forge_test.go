@@ -24,6 +24,7 @@ var (
 	testSecret = []byte("test-secret-0123456789abcdef-0123456789")
 	testT0     = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	testID     = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+	testSID    = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01")
 )
 
 const user, admin = action.OwnerType("user"), action.OwnerType("admin")
@@ -42,10 +43,11 @@ func newTestTokens(tb testing.TB, now *time.Time) *Tokens {
 type claimsMap map[string]any
 
 // validPayload is the payload Issue would write for a user-web token of
-// testID, version 3, issued at testT0.
+// testID in session testSID, version 3, issued at testT0.
 func validPayload() claimsMap {
 	return claimsMap{
 		"sub":          testID.String(),
+		"sid":          testSID.String(),
 		"type":         "user",
 		"tokenVersion": 3,
 		"iat":          testT0.Unix(),

@@ -60,6 +60,9 @@ type Claims struct {
 	Subject uuid.UUID
 	// Type is the owner type (type).
 	Type action.OwnerType
+	// Session is the id of the session (the login) the token belongs to:
+	// the sid claim. It is required.
+	Session uuid.UUID
 	// TokenVersion is the owner's token version when the token was issued.
 	TokenVersion int64
 	// Client is the client type, derived from the audience (aud).
@@ -120,10 +123,11 @@ func (t *Tokens) init() error {
 	return t.initErr
 }
 
-// Issue signs an access token for the owner id of type owner, bound to
-// client (web or app) through its audience, and returns it with its expiry.
-// Any non-nil UUID is accepted as id; the service's ids are version 7.
-func (t *Tokens) Issue(owner action.OwnerType, id uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
+// Issue signs an access token for the owner id of type owner and its
+// session sid, bound to client (web or app) through its audience, and
+// returns it with its expiry. Any non-nil UUIDs are accepted as id and sid;
+// the service's ids are version 7.
+func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
 	if err := t.init(); err != nil {
 		return "", time.Time{}, err
 	}
@@ -132,6 +136,8 @@ func (t *Tokens) Issue(owner action.OwnerType, id uuid.UUID, tokenVersion int64,
 		return "", time.Time{}, errors.New("auth: issue: empty owner type")
 	case id == uuid.Nil:
 		return "", time.Time{}, errors.New("auth: issue: nil owner id")
+	case sid == uuid.Nil:
+		return "", time.Time{}, errors.New("auth: issue: nil session id")
 	case tokenVersion < 0:
 		return "", time.Time{}, fmt.Errorf("auth: issue: negative token version %d", tokenVersion)
 	case client != action.Web && client != action.App:
@@ -141,6 +147,7 @@ func (t *Tokens) Issue(owner action.OwnerType, id uuid.UUID, tokenVersion int64,
 	exp := iat.Add(t.TTL).Truncate(time.Second)
 	wc := &wireClaims{
 		Sub:          id.String(),
+		Sid:          sid.String(),
 		Type:         string(owner),
 		TokenVersion: wireVersion{n: tokenVersion, set: true},
 		Iat:          wireDate{jwt.NumericDate{Time: iat}},
@@ -159,7 +166,7 @@ func (t *Tokens) Issue(owner action.OwnerType, id uuid.UUID, tokenVersion int64,
 // its claims. It checks, besides the HS256 signature: the size, iss, exp
 // (required) and iat (required, not in the future) with ClockSkew leeway,
 // that type equals owner, that aud is a single string naming owner and
-// client web or app, that sub is a UUID and that tokenVersion is a
+// client web or app, that sub and sid are UUIDs and that tokenVersion is a
 // non-negative integer. Every refusal wraps ErrInvalidToken.
 func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
 	if err := t.init(); err != nil {
@@ -199,6 +206,7 @@ func invalid(reason error) error { return fmt.Errorf("%w: %w", ErrInvalidToken, 
 // so an array audience fails to decode and the token is refused.
 type wireClaims struct {
 	Sub          string      `json:"sub"`
+	Sid          string      `json:"sid"`
 	Type         string      `json:"type"`
 	TokenVersion wireVersion `json:"tokenVersion"`
 	Iat          wireDate    `json:"iat,omitzero"`
@@ -228,21 +236,33 @@ func (c *wireClaims) verified(owner action.OwnerType) (Claims, error) {
 	if c.TokenVersion.n < 0 {
 		return Claims{}, invalid(fmt.Errorf("negative tokenVersion %d", c.TokenVersion.n))
 	}
-	if len(c.Sub) != 36 {
+	id, ok := claimUUID(c.Sub)
+	if !ok {
 		return Claims{}, invalid(errors.New("sub is not a UUID"))
 	}
-	id, err := uuid.Parse(c.Sub)
-	if err != nil || id == uuid.Nil {
-		return Claims{}, invalid(errors.New("sub is not a UUID"))
+	sid, ok := claimUUID(c.Sid)
+	if !ok {
+		return Claims{}, invalid(errors.New("sid is missing or not a UUID"))
 	}
 	return Claims{
 		Subject:      id,
+		Session:      sid,
 		Type:         owner,
 		TokenVersion: c.TokenVersion.n,
 		Client:       client,
 		IssuedAt:     c.Iat.UTC(),
 		ExpiresAt:    c.Exp.UTC(),
 	}, nil
+}
+
+// claimUUID parses a UUID claim in its canonical 36-character form; the
+// nil UUID is refused.
+func claimUUID(v string) (uuid.UUID, bool) {
+	if len(v) != 36 {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(v)
+	return id, err == nil && id != uuid.Nil
 }
 
 // audienceClient reports the client of aud when aud is

@@ -28,7 +28,7 @@ func TestIssueParseRoundTrip(t *testing.T) {
 		{"admin app", admin, action.App, "admin-app"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			token, exp, err := tk.Issue(tc.owner, testID, 7, tc.client)
+			token, exp, err := tk.Issue(tc.owner, testID, testSID, 7, tc.client)
 			if err != nil {
 				t.Fatalf("Issue: %v", err)
 			}
@@ -39,14 +39,14 @@ func TestIssueParseRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			want := Claims{Subject: testID, Type: tc.owner, TokenVersion: 7, Client: tc.client,
+			want := Claims{Subject: testID, Session: testSID, Type: tc.owner, TokenVersion: 7, Client: tc.client,
 				IssuedAt: testT0, ExpiresAt: testT0.Add(15 * time.Minute)}
 			if got != want {
 				t.Errorf("claims: got %+v, want %+v", got, want)
 			}
 			payload := decodePayload(t, token)
 			wantPayload := map[string]any{
-				"sub": testID.String(), "type": string(tc.owner), "tokenVersion": 7.0,
+				"sub": testID.String(), "sid": testSID.String(), "type": string(tc.owner), "tokenVersion": 7.0,
 				"iat": float64(testT0.Unix()), "exp": float64(testT0.Add(15 * time.Minute).Unix()),
 				"iss": "actionkit", "aud": tc.aud,
 			}
@@ -113,7 +113,7 @@ func TestParseRejects(t *testing.T) {
 	asymmetricKeys(t)
 	now := testT0
 	tk := newTestTokens(t, &now)
-	good, _, err := tk.Issue(user, testID, 3, action.Web)
+	good, _, err := tk.Issue(user, testID, testSID, 3, action.Web)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +171,10 @@ func TestParseRejects(t *testing.T) {
 		{"sub nil UUID", user, hs(p.with("sub", uuid.Nil.String())), "sub is not a UUID"},
 		{"sub 36 chars not a UUID", user, hs(p.with("sub", strings.Repeat("z", 36))), "sub is not a UUID"},
 		{"missing sub", user, hs(p.with("sub", deleteKey)), "sub is not a UUID"},
+		{"missing sid", user, hs(p.with("sid", deleteKey)), "sid is missing or not a UUID"},
+		{"sid not a UUID", user, hs(p.with("sid", "42")), "sid is missing or not a UUID"},
+		{"sid nil UUID", user, hs(p.with("sid", uuid.Nil.String())), "sid is missing or not a UUID"},
+		{"sid a number", user, hs(p.with("sid", 7)), "cannot unmarshal number"},
 		{"tokenVersion missing", user, hs(p.with("tokenVersion", deleteKey)), "tokenVersion claim is required"},
 		{"tokenVersion null", user, hs(p.with("tokenVersion", nil)), "tokenVersion claim is required"},
 		{"tokenVersion negative", user, hs(p.with("tokenVersion", -1)), "negative tokenVersion"},
@@ -214,7 +218,7 @@ func swapPayload(tb testing.TB, token string, payload any) string {
 func TestParseClock(t *testing.T) {
 	now := testT0
 	tk := newTestTokens(t, &now)
-	token, _, err := tk.Issue(user, testID, 1, action.Web)
+	token, _, err := tk.Issue(user, testID, testSID, 1, action.Web)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +268,7 @@ func TestNewTokens(t *testing.T) {
 
 func TestTokensLiteralDefaults(t *testing.T) {
 	tk := &Tokens{Secret: testSecret}
-	token, exp, err := tk.Issue(user, testID, 0, action.Web)
+	token, exp, err := tk.Issue(user, testID, testSID, 0, action.Web)
 	if err != nil {
 		t.Fatalf("Issue: %v", err)
 	}
@@ -278,7 +282,7 @@ func TestTokensLiteralDefaults(t *testing.T) {
 		t.Errorf("Parse: got %v, want nil", err)
 	}
 	bad := &Tokens{Secret: []byte("short")}
-	if _, _, err := bad.Issue(user, testID, 0, action.Web); err == nil {
+	if _, _, err := bad.Issue(user, testID, testSID, 0, action.Web); err == nil {
 		t.Error("Issue with a short secret: got nil error, want one")
 	}
 	if _, err := bad.Parse(user, token); err == nil || errors.Is(err, ErrInvalidToken) {
@@ -292,18 +296,19 @@ func TestIssueRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		owner   action.OwnerType
-		id      uuid.UUID
+		id, sid uuid.UUID
 		version int64
 		client  action.Client
 	}{
-		{"empty owner", "", testID, 0, action.Web},
-		{"nil id", user, uuid.Nil, 0, action.Web},
-		{"negative version", user, testID, -1, action.Web},
-		{"unknown client", user, testID, 0, "desktop"},
-		{"empty client", user, testID, 0, ""},
+		{"empty owner", "", testID, testSID, 0, action.Web},
+		{"nil id", user, uuid.Nil, testSID, 0, action.Web},
+		{"nil session id", user, testID, uuid.Nil, 0, action.Web},
+		{"negative version", user, testID, testSID, -1, action.Web},
+		{"unknown client", user, testID, testSID, 0, "desktop"},
+		{"empty client", user, testID, testSID, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if token, _, err := tk.Issue(tc.owner, tc.id, tc.version, tc.client); err == nil {
+			if token, _, err := tk.Issue(tc.owner, tc.id, tc.sid, tc.version, tc.client); err == nil {
 				t.Errorf("Issue: got token %q, want an error", token)
 			}
 		})
@@ -315,7 +320,7 @@ func BenchmarkIssue(b *testing.B) {
 	tk := newTestTokens(b, &now)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := tk.Issue(user, testID, 3, action.Web); err != nil {
+		if _, _, err := tk.Issue(user, testID, testSID, 3, action.Web); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -324,7 +329,7 @@ func BenchmarkIssue(b *testing.B) {
 func BenchmarkParse(b *testing.B) {
 	now := testT0
 	tk := newTestTokens(b, &now)
-	token, _, err := tk.Issue(user, testID, 3, action.Web)
+	token, _, err := tk.Issue(user, testID, testSID, 3, action.Web)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -33,6 +33,8 @@ var (
 	UserInvalidResetToken           = Code{"USER_BAD_REQUEST_INVALID_RESET_TOKEN", http.StatusBadRequest, "user.invalid_reset_token"}
 	UserInvalidVerificationToken    = Code{"USER_BAD_REQUEST_INVALID_VERIFICATION_TOKEN", http.StatusBadRequest, "user.invalid_verification_token"}
 	UserEmailNotVerified            = Code{"USER_BAD_REQUEST_EMAIL_NOT_VERIFIED", http.StatusBadRequest, "user.email_not_verified"}
+	UserSessionNotFound             = Code{"USER_SESSION_NOT_FOUND", http.StatusNotFound, "user.session_not_found"}
+	UserNotFound                    = Code{"USER_NOT_FOUND", http.StatusNotFound, "user.not_found"}
 )
 
 var all = []Code{
@@ -63,6 +65,8 @@ var all = []Code{
 	UserInvalidResetToken,
 	UserInvalidVerificationToken,
 	UserEmailNotVerified,
+	UserSessionNotFound,
+	UserNotFound,
 }
 
 // All returns every registered code in registration order.

@@ -122,7 +122,8 @@ func TestEmitRedisDown(t *testing.T) {
 			t.Cleanup(func() { _ = rc.Close() })
 			e := NewRedisEmitter(rc, "down")
 			e.Timeout = 500 * time.Millisecond
-			s, err := NewServer(ServerConfig{Redis: rc, Key: "down", Verify: newFixture(t).verify})
+			f := newFixture(t)
+			s, err := NewServer(ServerConfig{Redis: rc, Key: "down", Verify: f.verify, Peek: f.peek})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,8 +68,29 @@ func (e *RedisEmitter) DisconnectUser(ctx context.Context, owner action.OwnerTyp
 		return nil
 	}
 	return e.publish(ctx, "disconnect user", func(em *emitter.Emitter) error {
-		return em.In(socket.Room(UserRoom(id)), socket.Room(sessionRoom(id))).DisconnectSockets(true)
+		return em.In(socket.Room(UserRoom(id)), socket.Room(ownerRoom(id))).DisconnectSockets(true)
 	})
+}
+
+// DisconnectSessions asks every server to disconnect the sockets opened in
+// the given sessions, closing their connections. Owner types other than
+// UserOwner have no sockets: nothing is sent.
+func (e *RedisEmitter) DisconnectSessions(ctx context.Context, owner action.OwnerType, sessions ...uuid.UUID) error {
+	if owner != UserOwner || len(sessions) == 0 {
+		return nil
+	}
+	return e.publish(ctx, "disconnect sessions", func(em *emitter.Emitter) error {
+		return em.In(sessionRooms(sessions)...).DisconnectSockets(true)
+	})
+}
+
+// sessionRooms names the rooms of sessions.
+func sessionRooms(sessions []uuid.UUID) []socket.Room {
+	rooms := make([]socket.Room, len(sessions))
+	for i, sid := range sessions {
+		rooms[i] = socket.Room(sessionRoom(sid))
+	}
+	return rooms
 }
 
 // publish runs f with an emitter bound to a context limited by the timeout.

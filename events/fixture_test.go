@@ -40,7 +40,9 @@ type fixture struct {
 	key    string
 
 	mu       sync.Mutex
-	versions map[uuid.UUID]int64 // user id -> token version
+	versions map[uuid.UUID]int64     // user id -> token version
+	sessions map[uuid.UUID]time.Time // session id -> expiry; absent: ended
+	servers  []*Server               // started by server, in order
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -56,7 +58,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, tokens: tokens, rc: rc, key: prefix + "socket.io", versions: map[uuid.UUID]int64{}}
+	f := &fixture{t: t, tokens: tokens, rc: rc, key: prefix + "socket.io",
+		versions: map[uuid.UUID]int64{}, sessions: map[uuid.UUID]time.Time{}}
 	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: f.load})
 	f.verify = func(ctx context.Context, tok string) (*action.Caller, error) {
 		return authn.Verify(ctx, "user", tok)
@@ -64,29 +67,90 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) load(_ context.Context, id uuid.UUID) (auth.Principal, error) {
+func (f *fixture) load(_ context.Context, id, session uuid.UUID) (auth.Principal, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v, ok := f.versions[id]
 	if !ok {
 		return auth.Principal{}, auth.ErrUnknownOwner
 	}
-	return auth.Principal{TokenVersion: v, Locale: "en"}, nil
+	exp, live := f.sessions[session]
+	if !live || !time.Now().Before(exp) {
+		return auth.Principal{}, auth.ErrSessionEnded
+	}
+	return auth.Principal{TokenVersion: v, Locale: "en", SessionExpiresAt: exp}, nil
 }
 
-// user creates a user and returns its id and a valid access token.
+// live is the servers' SessionLive over the fixture's sessions.
+func (f *fixture) live(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
+	p, err := f.load(ctx, user, session)
+	return p.SessionExpiresAt, err == nil, nil
+}
+
+// peek is the servers' Peek.
+func (f *fixture) peek(token string) (uuid.UUID, uuid.UUID, bool) {
+	c, err := f.tokens.Parse("user", token)
+	return c.Subject, c.Session, err == nil
+}
+
+// user creates a user with one session and returns its id and a valid
+// access token.
 func (f *fixture) user() (uuid.UUID, string) {
 	f.t.Helper()
 	id := uuid.Must(uuid.NewV7())
 	f.mu.Lock()
 	f.versions[id] = 1
 	f.mu.Unlock()
-	return id, f.token("user", id, 1)
+	return id, f.login(id, time.Hour)
+}
+
+// login opens a session of user id that expires in ttl and returns an
+// access token of it.
+func (f *fixture) login(id uuid.UUID, ttl time.Duration) string {
+	f.t.Helper()
+	sid := uuid.Must(uuid.NewV7())
+	f.mu.Lock()
+	f.sessions[sid] = time.Now().Add(ttl)
+	f.mu.Unlock()
+	return f.tokenIn("user", id, sid, 1)
+}
+
+// extend moves the expiry of a live session, as a refresh would.
+func (f *fixture) extend(sid uuid.UUID, ttl time.Duration) {
+	f.mu.Lock()
+	f.sessions[sid] = time.Now().Add(ttl)
+	f.mu.Unlock()
+}
+
+// endSession ends a session as a logout would.
+func (f *fixture) endSession(sid uuid.UUID) {
+	f.mu.Lock()
+	delete(f.sessions, sid)
+	f.mu.Unlock()
+}
+
+// sessionOf reads the session of a token.
+func (f *fixture) sessionOf(token string) uuid.UUID {
+	f.t.Helper()
+	_, sid, ok := f.peek(token)
+	if !ok {
+		f.t.Fatalf("token %q does not parse", token)
+	}
+	return sid
 }
 
 func (f *fixture) token(owner action.OwnerType, id uuid.UUID, version int64) string {
 	f.t.Helper()
-	tok, _, err := f.tokens.Issue(owner, id, version, action.App)
+	sid := uuid.Must(uuid.NewV7())
+	f.mu.Lock()
+	f.sessions[sid] = time.Now().Add(time.Hour)
+	f.mu.Unlock()
+	return f.tokenIn(owner, id, sid, version)
+}
+
+func (f *fixture) tokenIn(owner action.OwnerType, id, sid uuid.UUID, version int64) string {
+	f.t.Helper()
+	tok, _, err := f.tokens.Issue(owner, id, sid, version, action.App)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -97,7 +161,7 @@ func (f *fixture) token(owner action.OwnerType, id uuid.UUID, version int64) str
 // cfg.Redis is set to nil by mod) on an httptest server, and returns both.
 func (f *fixture) server(mod func(*ServerConfig)) (*Server, *httptest.Server) {
 	f.t.Helper()
-	cfg := ServerConfig{Redis: f.rc, Key: f.key, Verify: f.verify}
+	cfg := ServerConfig{Redis: f.rc, Key: f.key, Verify: f.verify, Peek: f.peek, SessionLive: f.live}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -105,6 +169,7 @@ func (f *fixture) server(mod func(*ServerConfig)) (*Server, *httptest.Server) {
 	if err != nil {
 		f.t.Fatalf("NewServer: %v", err)
 	}
+	f.servers = append(f.servers, s)
 	ts := httptest.NewServer(s.Handler())
 	f.t.Cleanup(ts.Close) // after s.Close, which ends the long-polling requests
 	f.t.Cleanup(s.Close)

@@ -77,7 +77,8 @@ func TestRedisDownIsPaced(t *testing.T) {
 	t.Parallel()
 	rc := goredis.NewClient(&goredis.Options{Addr: closedPort(t)})
 	t.Cleanup(func() { _ = rc.Close() })
-	s, err := NewServer(ServerConfig{Redis: rc, Key: "down", Verify: newFixture(t).verify})
+	f := newFixture(t)
+	s, err := NewServer(ServerConfig{Redis: rc, Key: "down", Verify: f.verify, Peek: f.peek})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,9 +95,10 @@ func TestNewServerRefusesBadConfig(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	for name, cfg := range map[string]ServerConfig{
-		"no Verify": {},
-		"glob key":  {Verify: f.verify, Key: "a*b"},
-		"class key": {Verify: f.verify, Key: "a[b]"},
+		"no Verify": {Peek: f.peek},
+		"no Peek":   {Verify: f.verify},
+		"glob key":  {Verify: f.verify, Peek: f.peek, Key: "a*b"},
+		"class key": {Verify: f.verify, Peek: f.peek, Key: "a[b]"},
 	} {
 		if _, err := NewServer(cfg); err == nil {
 			t.Errorf("%s: NewServer: got nil error", name)

@@ -40,10 +40,15 @@ const UserOwner action.OwnerType = "user"
 // such as "USER0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".
 func UserRoom(id uuid.UUID) string { return UserRoomPrefix + id.String() }
 
-// sessionRoom is a room every socket of the user is put in on connect and can
+// ownerRoom is a room every socket of the user is put in on connect and can
 // neither join nor leave: DisconnectUser targets it as well as UserRoom, so a
 // client that left its own USER room is still disconnected on revocation.
-func sessionRoom(id uuid.UUID) string { return "#session:" + id.String() }
+func ownerRoom(id uuid.UUID) string { return "#owner:" + id.String() }
+
+// sessionRoom is the room of the sockets opened with access tokens of one
+// session (a login): DisconnectSessions targets it. Like ownerRoom it can be
+// neither joined nor left by a client ("#" starts no room a client may name).
+func sessionRoom(sid uuid.UUID) string { return "#sid:" + sid.String() }
 
 // PostPublishedPayload is the payload of PostPublished.
 type PostPublishedPayload struct {
@@ -67,6 +72,10 @@ type Emitter interface {
 	// DisconnectUser disconnects every socket of the owner with id. Only
 	// UserOwner has sockets; other owner types are a no-op.
 	DisconnectUser(ctx context.Context, owner action.OwnerType, id uuid.UUID) error
+	// DisconnectSessions disconnects the sockets opened in the given
+	// sessions of an owner of type owner, and no other. Only UserOwner has
+	// sockets; other owner types are a no-op.
+	DisconnectSessions(ctx context.Context, owner action.OwnerType, sessions ...uuid.UUID) error
 }
 
 // Noop is the Emitter used when no socket server runs: it sends nothing and
@@ -78,6 +87,9 @@ func (Noop) Emit(context.Context, string, string, any) error { return nil }
 
 // DisconnectUser does nothing.
 func (Noop) DisconnectUser(context.Context, action.OwnerType, uuid.UUID) error { return nil }
+
+// DisconnectSessions does nothing.
+func (Noop) DisconnectSessions(context.Context, action.OwnerType, ...uuid.UUID) error { return nil }
 
 var (
 	_ Emitter = Noop{}

@@ -52,9 +52,20 @@ type ServerConfig struct {
 	// may not contain the glob characters * ? [ ] \ (it is subscribed to as a
 	// pattern).
 	Key string
-	// Verify resolves a user access token to its caller; a nil caller means
-	// the token is not valid, an error that it could not be checked. Required.
+	// Verify resolves a user access token to its caller, whose session must
+	// be live; a nil caller means the token is not valid, an error that it
+	// could not be checked. Required.
 	Verify func(ctx context.Context, token string) (*action.Caller, error)
+	// Peek reads the user and session of a user access token whose
+	// signature and claims are valid, without any database look-up, so that
+	// a socket joins its rooms before Verify checks the session: an end of
+	// the session between the two then still disconnects it. Required.
+	Peek func(token string) (user, session uuid.UUID, ok bool)
+	// SessionLive reports whether a user's session is live and until when.
+	// A socket re-checks it when its session's expiry comes (a refresh
+	// moves the expiry on), and is disconnected once it is not. Nil: sockets
+	// are not bound to their session's expiry.
+	SessionLive func(ctx context.Context, user, session uuid.UUID) (expiresAt time.Time, live bool, err error)
 	// AllowTestRooms lets sockets join rooms starting with RoomTest. False in
 	// production.
 	AllowTestRooms bool
@@ -74,6 +85,8 @@ type Server struct {
 	emitter   *RedisEmitter   // nil without Redis
 	sub       *goredis.Client // the adapter's own client, nil without Redis
 	verify    func(context.Context, string) (*action.Caller, error)
+	peek      func(string) (uuid.UUID, uuid.UUID, bool)
+	live      func(context.Context, uuid.UUID, uuid.UUID) (time.Time, bool, error)
 	allowTest bool
 	log       *slog.Logger
 
@@ -87,8 +100,8 @@ type Server struct {
 // NewServer returns a Server for cfg. It fails when Verify is missing or the
 // key is unusable.
 func NewServer(cfg ServerConfig) (*Server, error) {
-	if cfg.Verify == nil {
-		return nil, errors.New("events: server: nil Verify")
+	if cfg.Verify == nil || cfg.Peek == nil {
+		return nil, errors.New("events: server: nil Verify or Peek")
 	}
 	key := cfg.Key
 	if key == "" {
@@ -98,7 +111,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("events: server: key %q contains a glob character", key)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{verify: cfg.Verify, allowTest: cfg.AllowTestRooms, ctx: ctx, cancel: cancel}
+	s := &Server{verify: cfg.Verify, peek: cfg.Peek, live: cfg.SessionLive, allowTest: cfg.AllowTestRooms, ctx: ctx, cancel: cancel}
 	s.log = cfg.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -135,6 +148,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	s.io = socket.NewServer(nil, opts) // subscribes: blocks while Redis hangs
 	s.io.Use(s.authenticate)
+	_ = s.io.On("connection", s.onConnection)
 	s.handler = guard(s.io.ServeHandler(nil))
 	return s, nil
 }
@@ -171,7 +185,20 @@ func (s *Server) DisconnectUser(ctx context.Context, owner action.OwnerType, id 
 		return s.emitter.DisconnectUser(ctx, owner, id)
 	}
 	if owner == UserOwner {
-		s.io.In(socket.Room(UserRoom(id)), socket.Room(sessionRoom(id))).DisconnectSockets(true)
+		s.io.In(socket.Room(UserRoom(id)), socket.Room(ownerRoom(id))).DisconnectSockets(true)
+	}
+	return nil
+}
+
+// DisconnectSessions disconnects the sockets opened in the given sessions,
+// on every instance when the server has the adapter. Owner types other
+// than UserOwner have no sockets: nothing is done.
+func (s *Server) DisconnectSessions(ctx context.Context, owner action.OwnerType, sessions ...uuid.UUID) error {
+	if s.emitter != nil {
+		return s.emitter.DisconnectSessions(ctx, owner, sessions...)
+	}
+	if owner == UserOwner && len(sessions) > 0 {
+		s.io.In(sessionRooms(sessions)...).DisconnectSockets(true)
 	}
 	return nil
 }

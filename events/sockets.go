@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/dependency"
@@ -34,6 +36,11 @@ const maxTokenLength = 4096
 // authenticate is the namespace middleware: it verifies auth.token and, for
 // a user, puts the socket in its rooms before the client learns it is
 // connected, so an event emitted right after "connect" reaches it.
+//
+// The rooms are joined before the session is checked in the database, and
+// onConnection checks it once more when the socket is connected: a session
+// that ends before that check is refused by it, and one that ends after it
+// sends its disconnect to a room the connected socket is in.
 func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -41,37 +48,58 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 			next(connectError(codeInternal))
 		}
 	}()
-	caller, err := s.caller(sock)
-	down, unavailable := dependency.As(err)
-	switch {
-	case unavailable:
-		s.log.Warn("socket authentication: a dependency is unavailable", "dependency", down.Name, "error", err)
-		next(connectError(codeUnavailable))
-		return
-	case err != nil:
-		s.log.Error("socket authentication failed", "error", err)
-		next(connectError(codeInternal))
-		return
-	}
-	if caller == nil {
+	token := handshakeToken(sock)
+	user, sid, ok := s.peek(token)
+	if !ok {
 		next(connectError(codeUnauthorized))
 		return
 	}
-	sock.Join(socket.Room(UserRoom(caller.ID)), socket.Room(sessionRoom(caller.ID)))
+	sock.Join(socket.Room(UserRoom(user)), socket.Room(ownerRoom(user)), socket.Room(sessionRoom(sid)))
+	caller, err := s.caller(token)
+	if code := s.refusal(caller, err, user, sid); code != "" {
+		next(connectError(code)) // socket.io then takes the socket out of every room
+		return
+	}
 	// Any-listeners run in order on the connection's reading goroutine, while
 	// socket.io runs each On listener on a goroutine of its own: a "leave"
 	// right after a "join" could then be applied first.
 	sock.OnAny(s.onMessage(sock, caller.ID))
+	s.bindToSession(sock, caller)
 	s.log.Debug("socket connected", "user", caller.ID, "socket", sock.Id())
 	next(nil)
 }
 
-// caller verifies the handshake's auth.token. A missing, malformed or
-// invalid token, or a caller of another owner type, gives a nil caller.
-func (s *Server) caller(sock *socket.Socket) (*action.Caller, error) {
-	auth := sock.Handshake().Auth
-	token, _ := auth["token"].(string)
-	if token == "" || len(token) > maxTokenLength {
+// refusal is the code a handshake is refused with, or "" when caller (the
+// verified token of user's session sid) may connect.
+func (s *Server) refusal(caller *action.Caller, err error, user, sid uuid.UUID) string {
+	down, unavailable := dependency.As(err)
+	switch {
+	case unavailable:
+		s.log.Warn("socket authentication: a dependency is unavailable", "dependency", down.Name, "error", err)
+		return codeUnavailable
+	case err != nil:
+		s.log.Error("socket authentication failed", "error", err)
+		return codeInternal
+	case caller == nil || caller.ID != user || caller.Session != sid:
+		return codeUnauthorized
+	}
+	return ""
+}
+
+// handshakeToken returns the handshake's auth.token, or "" when it is
+// missing, not a string or too long.
+func handshakeToken(sock *socket.Socket) string {
+	token, _ := sock.Handshake().Auth["token"].(string)
+	if len(token) > maxTokenLength {
+		return ""
+	}
+	return token
+}
+
+// caller verifies a handshake token. A missing, malformed or invalid token,
+// or a caller of another owner type, gives a nil caller.
+func (s *Server) caller(token string) (*action.Caller, error) {
+	if token == "" {
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, verifyTimeout)
@@ -171,4 +199,92 @@ func guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sessionRetry is how soon a socket checks its session again when the
+// check failed (the database is unreachable, say): the socket stays.
+const sessionRetry = 5 * time.Second
+
+// sessionBinding is what a socket keeps of the session it connected in.
+type sessionBinding struct {
+	user, session uuid.UUID
+	expiresAt     time.Time
+}
+
+// bindToSession records the session of a socket being connected.
+func (s *Server) bindToSession(sock *socket.Socket, caller *action.Caller) {
+	sock.SetData(&sessionBinding{user: caller.ID, session: caller.Session, expiresAt: caller.SessionExpiresAt})
+}
+
+// onConnection starts watching the session of a socket that just
+// connected: once at once, which closes the race between the handshake's
+// check and the socket becoming connected (a disconnect sent to its
+// session's room before then found it not connected, and did nothing),
+// then whenever the session's expiry comes.
+func (s *Server) onConnection(args ...any) {
+	if s.live == nil || len(args) == 0 {
+		return
+	}
+	sock, ok := args[0].(*socket.Socket)
+	if !ok {
+		return
+	}
+	b, ok := sock.Data().(*sessionBinding)
+	if !ok {
+		return
+	}
+	w := &sessionWatch{srv: s, sock: sock, binding: *b}
+	_ = sock.On("disconnect", func(...any) { w.stop() })
+	go w.check()
+}
+
+// sessionWatch disconnects a socket when its session is no longer live.
+type sessionWatch struct {
+	srv     *Server
+	sock    *socket.Socket
+	binding sessionBinding
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
+}
+
+// check reads the session: a live one is checked again at its expiry, an
+// ended one disconnects the socket.
+func (w *sessionWatch) check() {
+	ctx, cancel := context.WithTimeout(w.srv.ctx, verifyTimeout)
+	defer cancel()
+	expiresAt, live, err := w.srv.live(ctx, w.binding.user, w.binding.session)
+	switch {
+	case err != nil:
+		if w.srv.ctx.Err() == nil {
+			w.srv.log.Warn("socket session check failed; retrying", "user", w.binding.user, "error", err)
+		}
+		w.arm(time.Now().Add(sessionRetry))
+	case !live:
+		w.srv.log.Debug("socket's session ended", "user", w.binding.user, "socket", w.sock.Id())
+		w.sock.Disconnect(true)
+	default:
+		w.arm(expiresAt)
+	}
+}
+
+// arm schedules the next check at at, unless the socket is gone.
+func (w *sessionWatch) arm(at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	w.timer = time.AfterFunc(time.Until(at), w.check)
+}
+
+// stop ends the watch when the socket disconnects.
+func (w *sessionWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }

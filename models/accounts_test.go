@@ -298,8 +298,9 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO users (id, email, password, salt)
 			SELECT gen_random_uuid(), 'u' || g || '@x.io', 'h', 's' FROM generate_series(1, 5000) g`,
-		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at)
-			SELECT gen_random_uuid(), id, encode(sha256(id::text::bytea), 'hex'), now() FROM users`,
+		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at, chain_id, login_at)
+			SELECT g, id, encode(sha256(id::text::bytea), 'hex'), now(), g, now()
+			FROM (SELECT gen_random_uuid() AS g, id FROM users) u`,
 		`ANALYZE users`, `ANALYZE user_sessions`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
@@ -308,18 +309,25 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 	}
 	accounts, sessions := models.NewAccountStore(models.UserTables), models.NewSessionStore(models.UserTables)
 	hash := strings.Repeat("ab", 32)
+	id := "0199a7a0-0000-7000-8000-000000000000"
 	tests := []struct {
-		name, query, arg string
-		want             []string
+		name, query string
+		args        []any
+		want        []string
 	}{
-		{"ByEmail", accounts.ByEmailSQL(), "U42@X.io", []string{"Index Scan using users_email_lower_key"}},
-		{"ByHash", sessions.ByHashSQL(), hash, []string{"Index Scan using user_sessions_refresh_token_hash_key"}},
-		{"LockOwnerAndRead", sessions.LockOwnerAndReadSQL(), hash,
+		{"ByEmail", accounts.ByEmailSQL(), []any{"U42@X.io"}, []string{"Index Scan using users_email_lower_key"}},
+		{"ByHash", sessions.ByHashSQL(), []any{hash}, []string{"Index Scan using user_sessions_refresh_token_hash_key"}},
+		{"LockOwnerAndRead", sessions.LockOwnerAndReadSQL(), []any{hash},
 			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_refresh_token_hash_key"}},
+		// The session check of every authenticated request: the owner by
+		// primary key, its session's live row through the partial index.
+		{"ByIDWithSession", accounts.ByIDWithSessionSQL(), []any{id, id},
+			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_chain_live_idx"}},
+		{"List", accounts.ListSQL(), []any{"", "all", nil, nil, 50}, []string{"Index Scan Backward using users_created_at_idx"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := explain(t, db, tt.query, tt.arg)
+			plan := explain(t, db, tt.query, tt.args...)
 			for _, w := range tt.want {
 				if !strings.Contains(plan, w) {
 					t.Errorf("plan: got\n%s\nwant %q", plan, w)

@@ -13,6 +13,12 @@ func (s *AccountStore) ByEmailSQL() string { return s.byEmail }
 // LockOwnerAndReadSQL exposes the SQL of LockOwnerAndRead for EXPLAIN tests.
 func (s *SessionStore) LockOwnerAndReadSQL() string { return s.lockOwnerAndRead }
 
+// ByIDWithSessionSQL exposes the SQL of ByIDWithSession for EXPLAIN tests.
+func (s *AccountStore) ByIDWithSessionSQL() string { return s.byIDWithSession }
+
+// ListSQL exposes the SQL of List for EXPLAIN tests.
+func (s *AccountStore) ListSQL() string { return s.list }
+
 // ByHashSQL exposes the SQL of ByHash for EXPLAIN tests.
 func (s *SessionStore) ByHashSQL() string { return s.byHash }
 

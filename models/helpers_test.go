@@ -102,8 +102,8 @@ func insertSession(t testing.TB, db models.DB, userID uuid.UUID) uuid.UUID {
 	t.Helper()
 	id := newID(t)
 	_, err := db.ExecContext(testCtx(t),
-		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at)
-		 VALUES ($1, $2, $3, now() + interval '60 days')`, id, userID, randomHex(t, 32))
+		`INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at, chain_id, login_at)
+		 VALUES ($1, $2, $3, now() + interval '60 days', $1, now())`, id, userID, randomHex(t, 32))
 	if err != nil {
 		t.Fatalf("insert session: %v", err)
 	}

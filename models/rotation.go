@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // lockOwnerAndReadSQL reads a session and its owner and locks the owner's
@@ -71,31 +73,35 @@ func rotateLiveSQL(t OwnerTables) string {
 		WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + ` WHERE refresh_token_hash = $1)
 		FOR NO KEY UPDATE
 	), old AS (
-		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform
+		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform, s.chain_id, s.login_at
 		FROM ` + t.Sessions + ` s JOIN o ON o.id = s.` + t.OwnerColumn + `
 		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
 			AND o.is_active AND o.deleted_at IS NULL
 		FOR NO KEY UPDATE OF s
 	), ins AS (
 		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
-			user_agent, ip_address, client, platform, created_at, updated_at)
-		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2 FROM old
-		RETURNING id, client, platform
+			user_agent, ip_address, client, platform, created_at, updated_at, chain_id, login_at)
+		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2,
+			old.chain_id, old.login_at FROM old
+		RETURNING id, client, platform, chain_id, login_at
 	), upd AS (
 		UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = ins.id,
 			last_used_at = $2, updated_at = $2
 		FROM ins, old WHERE ` + t.Sessions + `.id = old.id
 		RETURNING ` + t.Sessions + `.id
 	)
-	SELECT ` + prefixedAccountColumns() + `, ins.client AS next_client, ins.platform AS next_platform
+	SELECT ` + prefixedAccountColumns() + `, ins.client AS next_client, ins.platform AS next_platform,
+		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at
 	FROM o CROSS JOIN ins WHERE EXISTS (SELECT 1 FROM upd)`
 }
 
 // rotatedRow is what rotateLiveSQL returns.
 type rotatedRow struct {
 	Account
-	NextClient   string `db:"next_client"`
-	NextPlatform string `db:"next_platform"`
+	NextClient   string    `db:"next_client"`
+	NextPlatform string    `db:"next_platform"`
+	NextChainID  uuid.UUID `db:"next_chain_id"`
+	NextLoginAt  time.Time `db:"next_login_at"`
 }
 
 // RotateLive rotates, in one statement outside any transaction, the
@@ -103,7 +109,8 @@ type rotatedRow struct {
 // expired) and its owner may authenticate (active, not soft-deleted): next
 // is inserted with the old session's owner, client and platform, and the
 // old session becomes rotated. Next's ID, RefreshTokenHash, ExpiresAt,
-// UserAgent and IPAddress come from the caller; the rest is filled in.
+// UserAgent and IPAddress come from the caller; the rest (the chain and
+// its login time included) is filled in.
 // ErrNotFound means nothing changed because the session is unknown or not
 // live, or its owner may not authenticate: the caller then takes the
 // transaction that handles those cases (replays included).
@@ -116,6 +123,7 @@ func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next 
 	}
 	row.Account.normalize()
 	next.OwnerID, next.Client, next.Platform = row.ID, row.NextClient, row.NextPlatform
+	next.ChainID, next.LoginAt = row.NextChainID, row.NextLoginAt.UTC()
 	next.CreatedAt, next.UpdatedAt, next.RevokedAt, next.LastUsedAt, next.ReplacedBySessionID = now, now, nil, nil, nil
 	return &row.Account, nil
 }

@@ -113,8 +113,8 @@ func TestCheckConstraints(t *testing.T) {
 	db := pgtest.New(t)
 	owner := insertUser(t, db, "users", "c@x.io")
 	hash := strings.Repeat("ab", 32)
-	session := `INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at, client, platform, ip_address)
-		VALUES ($1, $2, $3, now(), $4, $5, $6)`
+	session := `INSERT INTO user_sessions (id, user_id, refresh_token_hash, expires_at, client, platform, ip_address, chain_id, login_at)
+		VALUES ($1, $2, $3, now(), $4, $5, $6, $1, now())`
 	post := `INSERT INTO posts (id, user_id, title, body, status) VALUES ($1, $2, $3, $4, $5)`
 	user := `INSERT INTO users (id, email, password, salt, first_name, locale) VALUES ($1, $2, 'h', 's', $3, $4)`
 	tests := []struct {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -37,6 +38,15 @@ type Session struct {
 	DeletedAt *time.Time `db:"deleted_at"`
 	CreatedAt time.Time  `db:"created_at"`
 	UpdatedAt time.Time  `db:"updated_at"`
+	// ChainID is the session id of the API: the id of the row that the
+	// register or login opening this chain of rotations created. Rotations
+	// copy it, so it stays the same across refreshes.
+	ChainID uuid.UUID `db:"chain_id"`
+	// LoginAt is when the chain's register or login happened.
+	LoginAt time.Time `db:"login_at"`
+	// TheftDetectedAt is set on every row of a chain whose replay triggered
+	// the theft response, so that it triggers once.
+	TheftDetectedAt *time.Time `db:"theft_detected_at"`
 }
 
 // normalize converts every timestamp of s to UTC.
@@ -47,6 +57,8 @@ func (s *Session) normalize() {
 	utcPtr(&s.RevokedAt)
 	utcPtr(&s.LastUsedAt)
 	utcPtr(&s.DeletedAt)
+	utc(&s.LoginAt)
+	utcPtr(&s.TheftDetectedAt)
 }
 
 // SessionState is the state of a session derived from its columns; it is
@@ -85,6 +97,7 @@ func (s *Session) State(now time.Time) SessionState {
 type SessionStore struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
 	lockOwnerAndRead, rotateLive, markReplaced                                        string
+	listLive, revokeChain, markTheft, liveInChain                                     string
 	q                                                                                 querier
 }
 
@@ -93,7 +106,8 @@ type SessionStore struct {
 func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
 	c := *s
 	c.q = preparedOn(pool, s.create, s.byHash, s.byID, s.rotate, s.revoke, s.revokeByHash,
-		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive, s.markReplaced)
+		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive, s.markReplaced,
+		s.listLive, s.revokeChain, s.markTheft, s.liveInChain)
 	return &c
 }
 
@@ -102,22 +116,30 @@ func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
 func NewSessionStore(t OwnerTables) *SessionStore {
 	t.mustValidate()
 	rest := `replaced_by_session_id, refresh_token_hash, expires_at, revoked_at,
-		last_used_at, user_agent, ip_address, client, platform, deleted_at, created_at, updated_at`
+		last_used_at, user_agent, ip_address, client, platform, deleted_at, created_at, updated_at,
+		chain_id, login_at, theft_detected_at`
 	insertCols := `id, ` + t.OwnerColumn + `, ` + rest
 	sel := `SELECT id, ` + t.OwnerColumn + ` AS owner_id, ` + rest + ` FROM ` + t.Sessions
 	revoke := `UPDATE ` + t.Sessions + ` SET revoked_at = $1, updated_at = $1 WHERE revoked_at IS NULL AND `
 	return &SessionStore{
 		create: `INSERT INTO ` + t.Sessions + ` (` + insertCols + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-				COALESCE($13, now()), COALESCE($14, $13, now()))
-			RETURNING created_at, updated_at`,
+				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17)
+			RETURNING created_at, updated_at, login_at`,
 		byHash:       sel + ` WHERE refresh_token_hash = $1`,
 		byID:         sel + ` WHERE id = $1`,
 		rotate:       rotateSQL(t.Sessions, insertCols),
 		revoke:       revoke + `id = $2`,
-		revokeByHash: revoke + t.OwnerColumn + ` = $2 AND refresh_token_hash = $3`,
-		revokeAll:    revoke + t.OwnerColumn + ` = $2`,
-		listByOwner:  sel + ` WHERE ` + t.OwnerColumn + ` = $1 ORDER BY created_at, id`,
+		revokeByHash: revoke + t.OwnerColumn + ` = $2 AND refresh_token_hash = $3 RETURNING chain_id`,
+		revokeAll:    revoke + t.OwnerColumn + ` = $2 RETURNING chain_id`,
+		revokeChain:  revoke + t.OwnerColumn + ` = $2 AND chain_id = $3`,
+		liveInChain:  sel + ` WHERE chain_id = $2 AND revoked_at IS NULL AND ` + t.OwnerColumn + ` = $1`,
+		listLive: sel + ` WHERE ` + t.OwnerColumn + ` = $1 AND revoked_at IS NULL AND expires_at > $2
+			ORDER BY login_at DESC, chain_id DESC`,
+		// Through the owner's index: a rare statement, on the theft path only.
+		markTheft: `UPDATE ` + t.Sessions + ` SET theft_detected_at = $3, updated_at = $3
+			WHERE ` + t.OwnerColumn + ` = $1 AND chain_id = $2 AND theft_detected_at IS NULL`,
+		listByOwner: sel + ` WHERE ` + t.OwnerColumn + ` = $1 ORDER BY created_at, id`,
 		// SKIP LOCKED: a purge never waits for a refresh holding a row, and
 		// two purgers share the work instead of queueing behind each other.
 		purge: `DELETE FROM ` + t.Sessions + ` WHERE id IN (SELECT id FROM ` + t.Sessions + `
@@ -161,10 +183,11 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 // to roll back, even without a transaction).
 func rotateSQL(table, insertCols string) string {
 	return `WITH old_row AS (
-			SELECT id FROM ` + table + ` WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE
+			SELECT id, chain_id, login_at FROM ` + table + ` WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE
 		), new_row AS (
 			INSERT INTO ` + table + ` (` + insertCols + `)
-			SELECT $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM old_row
+			SELECT $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+				old_row.chain_id, old_row.login_at, NULL FROM old_row
 			RETURNING id
 		)
 		UPDATE ` + table + ` AS cur SET revoked_at = $16, replaced_by_session_id = new_row.id,
@@ -174,14 +197,20 @@ func rotateSQL(table, insertCols string) string {
 
 // Create inserts sess with every column as given, including its ID. A zero
 // CreatedAt is filled by the database with now(); a zero UpdatedAt takes the
-// value of CreatedAt; both are set on sess from RETURNING. ErrDuplicate
-// means the refresh-token hash (or the ID) is already in use.
+// value of CreatedAt; both are set on sess from RETURNING. A nil ChainID
+// makes the row the first of a new chain (ChainID = ID), and a zero LoginAt
+// takes the value of CreatedAt. ErrDuplicate means the refresh-token hash
+// (or the ID) is already in use.
 func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
+	if sess.ChainID == uuid.Nil {
+		sess.ChainID = sess.ID
+	}
 	row := s.q.rowx(ctx, db, s.create, sess.ID, sess.OwnerID, sess.ReplacedBySessionID,
 		sess.RefreshTokenHash, sess.ExpiresAt, sess.RevokedAt, sess.LastUsedAt, jsonText(sess.UserAgent),
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
-		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt))
-	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt); err != nil {
+		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.ChainID, nullIfZero(sess.LoginAt),
+		sess.TheftDetectedAt)
+	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt); err != nil {
 		return storeErr("create session", err)
 	}
 	sess.normalize()
@@ -214,8 +243,11 @@ func (s *SessionStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Session,
 // session gets revoked_at, last_used_at and updated_at = now and
 // replaced_by_session_id = next.ID. It does so only while the old session
 // is not revoked; otherwise (also when oldID does not exist) nothing is
-// written and Rotate returns ErrConflict. Call it inside a transaction and
-// roll back on any error. ErrDuplicate means next's hash or ID is taken.
+// written and Rotate returns ErrConflict. next continues the old session's
+// chain: the database copies chain_id and login_at from the old row (the
+// caller sets next.ChainID and next.LoginAt to the same values). Call it
+// inside a transaction and roll back on any error. ErrDuplicate means
+// next's hash or ID is taken.
 func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next *Session, now time.Time) error {
 	if next.CreatedAt.IsZero() {
 		next.CreatedAt = now
@@ -254,19 +286,66 @@ func (s *SessionStore) Revoke(ctx context.Context, db DB, id uuid.UUID, now time
 }
 
 // RevokeByHash revokes, as Revoke, the session with hash only if it belongs
-// to ownerID; another owner's session is left alone and reports false.
-func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUID, hash string, now time.Time) (bool, error) {
-	n, err := execCount(ctx, s.q, db, "revoke session by hash", s.revokeByHash, now, ownerID, hash)
+// to ownerID, and returns its chain (the session id of the API). Another
+// owner's session, or one revoked already, is left alone and reports
+// false.
+func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUID, hash string, now time.Time) (uuid.UUID, bool, error) {
+	var chain uuid.UUID
+	err := s.q.get(ctx, db, &chain, s.revokeByHash, now, ownerID, hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return uuid.Nil, false, nil
+	}
+	if err != nil {
+		return uuid.Nil, false, storeErr("revoke session by hash", err)
+	}
+	return chain, true, nil
+}
+
+// RevokeChain ends the session chain of ownerID: it revokes the chain's
+// row that is not revoked yet, and reports whether there was one. A chain
+// of another owner, or one ended already, reports false.
+func (s *SessionStore) RevokeChain(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) (bool, error) {
+	n, err := execCount(ctx, s.q, db, "revoke session chain", s.revokeChain, now, ownerID, chain)
 	return n > 0, err
 }
 
 // RevokeAll revokes every session of ownerID that is not revoked yet and
-// returns how many it revoked; sessions revoked before keep their
-// revoked_at. To avoid deadlocks with a concurrent refresh, which locks the
-// owner before its session, lock the owner first (LockForUpdate or
-// BumpTokenVersion) in the same transaction.
-func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, now time.Time) (int64, error) {
-	return execCount(ctx, s.q, db, "revoke all sessions", s.revokeAll, now, ownerID)
+// returns the chains it ended (one per revoked row); sessions revoked before
+// keep their revoked_at. To avoid deadlocks with a concurrent refresh, which
+// locks the owner before its session, lock the owner first (LockForUpdate
+// or BumpTokenVersion) in the same transaction.
+func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, now time.Time) ([]uuid.UUID, error) {
+	var chains []uuid.UUID
+	if err := s.q.sel(ctx, db, &chains, s.revokeAll, now, ownerID); err != nil {
+		return nil, storeErr("revoke all sessions", err)
+	}
+	return chains, nil
+}
+
+// LiveInChain returns the row of ownerID's session chain that is not
+// revoked (whether or not it expired), or ErrNotFound.
+func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uuid.UUID) (*Session, error) {
+	return s.get(ctx, db, "live session of chain", s.liveInChain, ownerID, chain)
+}
+
+// MarkTheft marks every row of ownerID's chain as having triggered the
+// theft response at now (rows marked before keep their mark).
+func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) error {
+	_, err := execCount(ctx, s.q, db, "mark session theft", s.markTheft, ownerID, chain, now)
+	return err
+}
+
+// ListLive returns the live row (not revoked, expiring after now) of each
+// of ownerID's sessions, newest login first.
+func (s *SessionStore) ListLive(ctx context.Context, db DB, ownerID uuid.UUID, now time.Time) ([]Session, error) {
+	var list []Session
+	if err := s.q.sel(ctx, db, &list, s.listLive, ownerID, now); err != nil {
+		return nil, storeErr("list live sessions", err)
+	}
+	for i := range list {
+		list[i].normalize()
+	}
+	return list, nil
 }
 
 // ListByOwner returns every session of ownerID, in any state, ordered by

@@ -33,6 +33,8 @@ func TestSessionCreateAndRead(t *testing.T) {
 				CreatedAt: now.Add(-time.Hour), UpdatedAt: now,
 			}
 			want := *sess
+			// A session without a chain starts its own, at its creation.
+			want.ChainID, want.LoginAt = sess.ID, sess.CreatedAt
 			// jsonb reads back in its canonical form: spaced, shorter keys first.
 			want.UserAgent = []byte(`{"v": [1, 2], "ua": "Mozilla/5.0"}`)
 			if err := store.Create(ctx, db, sess); err != nil {
@@ -267,8 +269,12 @@ func TestRevokeByHash(t *testing.T) {
 				{"own session again", mine.RefreshTokenHash, false},
 			}
 			for _, tt := range tests {
-				if got, err := store.RevokeByHash(ctx, db, owner.ID, tt.hash, now); err != nil || got != tt.want {
+				chain, got, err := store.RevokeByHash(ctx, db, owner.ID, tt.hash, now)
+				if err != nil || got != tt.want {
 					t.Errorf("RevokeByHash, %s: got %v, %v, want %v", tt.name, got, err, tt.want)
+				}
+				if got && chain != mine.ChainID {
+					t.Errorf("RevokeByHash, %s: chain %v, want the session's %v", tt.name, chain, mine.ChainID)
 				}
 			}
 			if got, err := store.ByID(ctx, db, theirs.ID); err != nil || got.RevokedAt != nil {
@@ -295,8 +301,8 @@ func TestRevokeAll(t *testing.T) {
 				createSession(t, db, store, newSession(t, owner.ID, now))
 			}
 			elsewhere := createSession(t, db, store, newSession(t, other.ID, now))
-			if n, err := store.RevokeAll(ctx, db, owner.ID, now); err != nil || n != 3 {
-				t.Errorf("RevokeAll: got %d, %v, want 3", n, err)
+			if chains, err := store.RevokeAll(ctx, db, owner.ID, now); err != nil || len(chains) != 3 {
+				t.Errorf("RevokeAll: got %v, %v, want 3 chains", chains, err)
 			}
 			list, err := store.ListByOwner(ctx, db, owner.ID)
 			if err != nil || len(list) != 4 {

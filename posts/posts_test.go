@@ -37,6 +37,10 @@ func (r *recorder) Emit(_ context.Context, room, event string, payload any) erro
 
 func (r *recorder) DisconnectUser(context.Context, action.OwnerType, uuid.UUID) error { return nil }
 
+func (r *recorder) DisconnectSessions(context.Context, action.OwnerType, ...uuid.UUID) error {
+	return nil
+}
+
 func (r *recorder) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -13,6 +13,8 @@ const (
 	MaintenanceQueue = "MaintenanceQueue"
 	// PurgeSessionsTask deletes sessions that expired long ago.
 	PurgeSessionsTask = "PurgeExpiredSessions"
+	// PurgeEventsTask deletes security events older than their retention.
+	PurgeEventsTask = "PurgeSecurityEvents"
 
 	// MailQueue holds the outgoing mails.
 	MailQueue = "MailQueue"

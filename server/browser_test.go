@@ -267,7 +267,7 @@ func TestBrowserRefreshRaceWithoutLibraryIsTheft(t *testing.T) {
 		return c
 	}})
 	raw := res["raw"]
-	if raw.Int("requests") != 2 || !strings.Contains(s.logs.String(), "refresh_token_theft") {
+	if raw.Int("requests") != 2 || !strings.Contains(s.logs.String(), `"event":"refresh_theft"`) {
 		t.Errorf("raw race: %v; want two requests and a theft detection", raw.Data)
 	}
 	t.Logf("without the library: %d refresh requests, statuses %v, theft detected", raw.Int("requests"), raw.Data["statuses"])

@@ -59,12 +59,14 @@ type config struct {
 	PprofAddr           string
 	MetricsAddr         string
 	// Mail: SMTP is nil when SMTP_URL is unset.
-	SMTP                 *mail.SMTPConfig
-	MailFrom             string
-	PasswordResetURL     string
-	EmailVerifyURL       string
-	PasswordResetTTL     time.Duration
-	EmailVerifyTTL       time.Duration
+	SMTP             *mail.SMTPConfig
+	MailFrom         string
+	PasswordResetURL string
+	EmailVerifyURL   string
+	PasswordResetTTL time.Duration
+	EmailVerifyTTL   time.Duration
+	// EventsRetention is how long security events are kept.
+	EventsRetention      time.Duration
 	RequireVerifiedEmail bool
 	MailRetryBackoff     time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
@@ -129,6 +131,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	c.Sockets = p.boolean("SOCKETS_ENABLED", true)
 	c.PurgeSchedule = p.str("PURGE_SESSIONS_SCHEDULE", "0 */10 * * * *")
+	c.EventsRetention = p.duration("SECURITY_EVENTS_RETENTION", 90*24*time.Hour)
 	for _, w := range strings.Split(p.str("MODERATION_BLOCKLIST", ""), ",") {
 		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
 			c.ModerationBlocklist = append(c.ModerationBlocklist, w)

@@ -29,7 +29,8 @@ func (a *app) jobs() []queues.Job {
 			Handler: a.counted(queues.V1SendMailTask, a.mailer.Handle)},
 		{Queue: queues.MailQueue, Name: accounts.V1RequestPasswordResetTask, MaxFails: 10, Backoff: mail.Backoff(a.cfg.MailRetryBackoff),
 			Handler: a.counted(accounts.V1RequestPasswordResetTask, func(ctx context.Context, job *work.Job) error {
-				return users.RunPasswordResetRequest(ctx, job.ArgString("email"))
+				return users.RunPasswordResetRequest(ctx, job.ArgString("email"),
+					accounts.Origin{IP: job.ArgString("ip"), UserAgent: job.ArgString("userAgent")})
 			})},
 		{Queue: queues.MaintenanceQueue, Name: queues.PurgeSessionsTask, Handler: a.counted(queues.PurgeSessionsTask, func(ctx context.Context, _ *work.Job) error {
 			for _, s := range []interface {
@@ -42,6 +43,14 @@ func (a *app) jobs() []queues.Job {
 				a.log.Info("purged expired sessions", "deleted", n)
 			}
 			return nil
+		})},
+		{Queue: queues.MaintenanceQueue, Name: queues.PurgeEventsTask, Handler: a.counted(queues.PurgeEventsTask, func(ctx context.Context, _ *work.Job) error {
+			// One table holds the events of every owner type.
+			n, err := users.PurgeEvents(ctx, a.cfg.EventsRetention)
+			if err == nil {
+				a.log.Info("purged old security events", "deleted", n)
+			}
+			return err
 		})},
 	}
 }
@@ -88,7 +97,10 @@ type clock struct{ c *queues.Clock }
 func (a *app) newClock() (role, error) {
 	c, err := queues.NewClock(queues.ClockConfig{
 		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Logger: a.log,
-		Schedules: []queues.Schedule{{Queue: queues.MaintenanceQueue, Job: queues.PurgeSessionsTask, Spec: a.cfg.PurgeSchedule}},
+		Schedules: []queues.Schedule{
+			{Queue: queues.MaintenanceQueue, Job: queues.PurgeSessionsTask, Spec: a.cfg.PurgeSchedule},
+			{Queue: queues.MaintenanceQueue, Job: queues.PurgeEventsTask, Spec: a.cfg.PurgeSchedule},
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("clock: %w", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/internal/redislog"
@@ -41,11 +43,23 @@ func newEmitter(rc *goredis.Client, key string) *events.RedisEmitter {
 // included).
 func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 	authn := a.authenticator()
+	users, _ := a.services()
 	srv, err := events.NewServer(events.ServerConfig{
 		Redis: a.rc,
 		Key:   a.socketKey(),
 		Verify: func(ctx context.Context, token string) (*action.Caller, error) {
 			return authn.Verify(ctx, "user", token)
+		},
+		Peek: func(token string) (uuid.UUID, uuid.UUID, bool) {
+			claims, err := a.tokens.Parse("user", token)
+			return claims.Subject, claims.Session, err == nil
+		},
+		SessionLive: func(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
+			p, err := users.Load(ctx, user, session)
+			if errors.Is(err, auth.ErrUnknownOwner) || errors.Is(err, auth.ErrSessionEnded) {
+				return time.Time{}, false, nil
+			}
+			return p.SessionExpiresAt, err == nil, err
 		},
 		AllowTestRooms: !a.cfg.production(),
 		Logger:         a.log,
@@ -60,12 +74,19 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 	return srv, nil
 }
 
-// revoked disconnects, on every instance, the sockets of an owner whose
-// token version changed (logout-all, theft detection).
-func (a *app) revoked(owner action.OwnerType, id uuid.UUID) {
+// ended disconnects, on every instance, the sockets opened in sessions of
+// an owner that ended: the given ones, or every one when sessions is nil.
+func (a *app) ended(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.Background(), emitTimeout)
 	defer cancel()
-	if err := a.emitter.DisconnectUser(ctx, owner, id); err != nil {
-		a.log.Warn("could not disconnect the sockets of a revoked owner", "ownerType", string(owner), "ownerId", id.String(), "error", err)
+	var err error
+	if sessions == nil {
+		err = a.emitter.DisconnectUser(ctx, owner, id)
+	} else {
+		err = a.emitter.DisconnectSessions(ctx, owner, sessions...)
+	}
+	if err != nil {
+		a.log.Warn("could not disconnect the sockets of ended sessions", "ownerType", string(owner),
+			"ownerId", id.String(), "sessions", len(sessions), "error", err)
 	}
 }

@@ -30,7 +30,8 @@ func TestForgedAccessTokens(t *testing.T) {
 
 	now := time.Now().Unix()
 	claims := func(mut func(map[string]any)) map[string]any {
-		c := map[string]any{"sub": u.id, "type": "user", "tokenVersion": 0, "iat": now, "exp": now + 600, "iss": "actionkit", "aud": "user-web"}
+		c := map[string]any{"sub": u.id, "sid": jwtPayload(t, u.token)["sid"], "type": "user", "tokenVersion": 0,
+			"iat": now, "exp": now + 600, "iss": "actionkit", "aud": "user-web"}
 		if mut != nil {
 			mut(c)
 		}
@@ -67,6 +68,9 @@ func TestForgedAccessTokens(t *testing.T) {
 		{"soft-deleted user", "jwt-user " + gone.token},
 		{"inactive user", "jwt-user " + off.token},
 		{"unknown subject", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sub"] = "0199a7a0-0000-7000-8000-000000000000" }), []byte(testSecret))},
+		{"no session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { delete(c, "sid") }), []byte(testSecret))},
+		{"unknown session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sid"] = "0199a7a0-0000-7000-8000-000000000001" }), []byte(testSecret))},
+		{"another user's session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sid"] = jwtPayload(t, stale.token)["sid"] }), []byte(testSecret))},
 		{"subject not a uuid", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sub"] = "'; DROP TABLE users; --" }), []byte(testSecret))},
 		{"huge header", "jwt-user " + strings.Repeat("a", 20000)},
 	} {

@@ -148,6 +148,18 @@ func sessionsOf(t testing.TB, db *sqlx.DB, userID string) []sessionRow {
 	return rows
 }
 
+// eventsOf counts the security events of type typ of the user.
+func eventsOf(t testing.TB, db *sqlx.DB, userID, typ string) int {
+	t.Helper()
+	var n int
+	err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM security_events
+		WHERE owner_type = 'user' AND owner_id = $1 AND type = $2`, userID, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func tokenVersionOf(t testing.TB, db *sqlx.DB, userID string) int64 {
 	t.Helper()
 	var v int64

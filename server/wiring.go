@@ -3,11 +3,9 @@ package main
 import (
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/invopop/validation"
 
 	"github.com/actionkit/actionkit/accounts"
-	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	v2 "github.com/actionkit/actionkit/actions/v2"
 	"github.com/actionkit/actionkit/auth"
@@ -41,7 +39,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 			a.metrics.thefts.WithLabelValues(string(kind.Type)).Inc()
 		}
 	}
-	s.Revoked = func(owner action.OwnerType, id uuid.UUID) { a.revoked(owner, id) }
+	s.Ended = a.ended
 	s.Throttle = ratelimit.NewSlowDown(ratelimit.SlowDownConfig{
 		Pool:       a.redis,
 		Prefix:     a.cfg.JobsNamespace + ":ratelimit:login:" + string(kind.Type) + ":",
@@ -81,6 +79,18 @@ func (a *app) authenticator() *auth.Authenticator {
 
 func validationRules(a *app) map[string]validation.Rule { return v1.Rules(a.catalog) }
 
+// registerAdminUserActions mounts the actions admins manage users with.
+func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.Service) {
+	framework.Register(fw, &v1.AdminListUsers{Users: users})
+	framework.Register(fw, &v1.AdminReadUser{Users: users})
+	framework.Register(fw, &v1.AdminUserSessions{Users: users})
+	framework.Register(fw, &v1.AdminUserEvents{Users: users})
+	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: users})
+	for _, change := range v1.UserChanges() {
+		framework.Register(fw, &v1.AdminChangeUser{Users: users, Change: change})
+	}
+}
+
 // registerActions mounts every action of the bundled server. The actions
 // that take credentials declare their rate class on their spec.
 func (a *app) registerActions(fw *framework.Framework) {
@@ -95,6 +105,10 @@ func (a *app) registerActions(fw *framework.Framework) {
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
 	}
+	framework.Register(fw, &v1.Sessions{Accounts: users})
+	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})
+	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
+	a.registerAdminUserActions(fw, users)
 	// The mail flows are for users only.
 	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
 	framework.Register(fw, &v1.ResetPassword{Accounts: users})

@@ -17,13 +17,12 @@ type ChangePassword struct {
 	Cookies  Cookies
 }
 
-// ChangePasswordArgs are the arguments of ChangePassword. The refresh token
-// (cookie, or argument for apps) names the caller's session, which is
-// marked replaced.
+// ChangePasswordArgs are the arguments of ChangePassword. The caller's
+// session is the access token's: it continues with new tokens, and its
+// previous refresh token counts as rotated.
 type ChangePasswordArgs struct {
 	CurrentPassword string `arg:"currentPassword,secret" validate:"required,max=1024"`
 	NewPassword     string `arg:"newPassword,secret" validate:"required,password"`
-	RefreshToken    string `arg:"refreshToken,lenient,secret"`
 }
 
 // Spec declares V1ChangePassword (V1AdminChangePassword for admins).
@@ -39,8 +38,7 @@ func (a *ChangePassword) Spec() action.Spec {
 
 // Run changes the password and answers the caller's new tokens.
 func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *ChangePasswordArgs) (*SessionResult, error) {
-	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
-	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, in.CurrentPassword, in.NewPassword, raw, Origin(req))
+	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, Origin(req))
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return nil, a.Accounts.Kind.Codes.InvalidCurrentPassword.New()
@@ -77,8 +75,8 @@ func (a *RequestPasswordReset) Spec() action.Spec {
 }
 
 // Run queues the request.
-func (a *RequestPasswordReset) Run(ctx context.Context, _ *action.Request, in *RequestPasswordResetArgs) (*Empty, error) {
-	if err := a.Accounts.RequestPasswordReset(ctx, in.Email); err != nil {
+func (a *RequestPasswordReset) Run(ctx context.Context, req *action.Request, in *RequestPasswordResetArgs) (*Empty, error) {
+	if err := a.Accounts.RequestPasswordReset(ctx, in.Email, Origin(req)); err != nil {
 		return nil, mailError(err)
 	}
 	return &Empty{}, nil
@@ -164,8 +162,8 @@ func (a *VerifyEmail) Spec() action.Spec {
 }
 
 // Run verifies the address.
-func (a *VerifyEmail) Run(ctx context.Context, _ *action.Request, in *VerifyEmailArgs) (*AccountResult, error) {
-	acc, err := a.Accounts.VerifyEmail(ctx, in.Token)
+func (a *VerifyEmail) Run(ctx context.Context, req *action.Request, in *VerifyEmailArgs) (*AccountResult, error) {
+	acc, err := a.Accounts.VerifyEmail(ctx, in.Token, Origin(req))
 	if errors.Is(err, accounts.ErrInvalidToken) {
 		return nil, errorcodes.UserInvalidVerificationToken.New()
 	}

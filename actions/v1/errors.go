@@ -34,6 +34,12 @@ func AccountError(kind accounts.Kind, err error) error {
 		return e
 	case errors.Is(err, accounts.ErrNotVerified):
 		return errorcodes.UserEmailNotVerified.New()
+	case errors.Is(err, accounts.ErrSessionEnded):
+		return errorcodes.Unauthorized.New()
+	case errors.Is(err, accounts.ErrInvalidCursor):
+		return errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
+			"cursor": {Code: "invalid", Message: "is not a cursor of this listing"},
+		})
 	case errors.Is(err, auth.ErrBusy):
 		e := errorcodes.ServiceBusy.New()
 		e.RetryAfter = time.Second

@@ -7,8 +7,9 @@ import (
 	"github.com/actionkit/actionkit/action"
 )
 
-// Logout ends the caller's current session: the one of the presented
-// refresh token, if it is the caller's.
+// Logout ends the caller's current session: the one its access token
+// belongs to (its sid), and the one of a presented refresh token when that
+// is another session of the caller.
 type Logout struct {
 	Accounts *accounts.Service
 	Cookies  Cookies
@@ -28,11 +29,11 @@ func (a *Logout) Spec() action.Spec {
 	return s
 }
 
-// Run revokes the session and clears the cookie. A missing, unknown or
-// foreign token is ignored: the answer is 200 all the same.
+// Run ends the session and clears the cookie. A missing, unknown or
+// foreign refresh token is ignored: the answer is 200 all the same.
 func (a *Logout) Run(ctx context.Context, req *action.Request, in *LogoutArgs) (*Empty, error) {
 	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
-	if err := a.Accounts.Logout(ctx, req.Caller.ID, raw); err != nil {
+	if err := a.Accounts.Logout(ctx, req.Caller.ID, req.Caller.Session, raw, Origin(req)); err != nil {
 		return nil, err
 	}
 	a.Cookies.Clear(req, a.Accounts.Kind.Type)
@@ -57,7 +58,7 @@ func (a *LogoutAll) Spec() action.Spec {
 
 // Run ends every session and clears the cookie.
 func (a *LogoutAll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
-	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, Origin(req)); err != nil {
+	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, req.Caller.Session, Origin(req), nil); err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	a.Cookies.Clear(req, a.Accounts.Kind.Type)

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,3 +58,94 @@ type AccountResult struct {
 // Empty is the answer of actions that carry nothing beyond status and
 // success (logout, logoutall).
 type Empty struct{}
+
+// SessionView is a session (a login) on the wire: the live row of its
+// chain of rotations. CreatedAt is the login's time, LastUsedAt its latest
+// refresh (the login's time before any), ExpiresAt that of its live refresh
+// token; UserAgent and IPAddress are those of its latest login or refresh.
+type SessionView struct {
+	ID         uuid.UUID `json:"id"`
+	Client     string    `json:"client"`
+	Platform   string    `json:"platform"`
+	UserAgent  *string   `json:"userAgent"`
+	IPAddress  *string   `json:"ipAddress"`
+	CreatedAt  time.Time `json:"createdAt"`
+	LastUsedAt time.Time `json:"lastUsedAt"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+	// Current is true for the caller's own session.
+	Current bool `json:"current"`
+}
+
+// ViewSession builds the wire object of the live row of a session; current
+// names the caller's own session (uuid.Nil: none).
+func ViewSession(s *models.Session, current uuid.UUID) SessionView {
+	return SessionView{
+		ID: s.ChainID, Client: s.Client, Platform: s.Platform,
+		UserAgent: rawUserAgent(s.UserAgent), IPAddress: s.IPAddress,
+		CreatedAt: s.LoginAt, LastUsedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt,
+		Current: current != uuid.Nil && s.ChainID == current,
+	}
+}
+
+// ViewSessions builds the wire objects of live sessions.
+func ViewSessions(list []models.Session, current uuid.UUID) []SessionView {
+	out := make([]SessionView, len(list))
+	for i := range list {
+		out[i] = ViewSession(&list[i], current)
+	}
+	return out
+}
+
+// rawUserAgent reads the User-Agent header stored as {"raw": "..."}.
+func rawUserAgent(doc []byte) *string {
+	var ua struct {
+		Raw *string `json:"raw"`
+	}
+	if len(doc) == 0 || json.Unmarshal(doc, &ua) != nil {
+		return nil
+	}
+	return ua.Raw
+}
+
+// EventView is a security event on the wire.
+type EventView struct {
+	ID        uuid.UUID      `json:"id"`
+	Type      string         `json:"type"`
+	SessionID *uuid.UUID     `json:"sessionId"`
+	IPAddress *string        `json:"ipAddress"`
+	UserAgent *string        `json:"userAgent"`
+	Data      map[string]any `json:"data"`
+	CreatedAt time.Time      `json:"createdAt"`
+}
+
+// ViewEvents builds the wire objects of security events.
+func ViewEvents(list []models.SecurityEvent) []EventView {
+	out := make([]EventView, len(list))
+	for i, e := range list {
+		data := map[string]any{}
+		_ = json.Unmarshal(e.Data, &data) // a jsonb object: cannot fail
+		out[i] = EventView{ID: e.ID, Type: e.Type, SessionID: e.SessionID, IPAddress: e.IPAddress,
+			UserAgent: e.UserAgent, Data: data, CreatedAt: e.CreatedAt}
+	}
+	return out
+}
+
+// SessionsResult is the answer of the session lists.
+type SessionsResult struct {
+	Sessions []SessionView `json:"sessions"`
+}
+
+// EventsResult is a page of security events; NextCursor is null on the
+// last page.
+type EventsResult struct {
+	Events     []EventView `json:"events"`
+	NextCursor *string     `json:"nextCursor"`
+}
+
+// cursorOrNull is the wire form of a next-page cursor: null when empty.
+func cursorOrNull(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
+}

@@ -66,7 +66,7 @@ func (a *Login) Run(ctx context.Context, req *action.Request, in *v1.LoginArgs) 
 	return &LoginResult{
 		SessionResult:  *v1.SessionAnswer(a.Accounts, a.Cookies, req, iss),
 		TokenExpiresAt: iss.AccessExpiresAt,
-		Session: &SessionView{ID: iss.Session.ID, ExpiresAt: iss.Session.ExpiresAt,
+		Session: &SessionView{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
 			Client: iss.Session.Client, Platform: iss.Session.Platform},
 	}, nil
 }

@@ -45,6 +45,18 @@ type baselineUser struct {
 const baselineSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, created_at, updated_at FROM users WHERE id = $1`
 
+// baselineSessionSelect reads the user by primary key and, in the same
+// statement, the expiry of the token's session: its row that is not
+// revoked, found through the partial index on chain_id (the expiry is
+// compared in Go, as the server does, so the planner keeps that index). It
+// is the least the server's authenticated read must do since a session is
+// checked on every request (CONTRACT.md §9.3).
+const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
+	login_count, last_login_at, created_at, updated_at,
+	(SELECT s.expires_at FROM user_sessions s WHERE s.chain_id = $2 AND s.revoked_at IS NULL
+		AND s.user_id = users.id LIMIT 1) AS session_expires_at
+	FROM users WHERE id = $1`
+
 // baseline is one of the minimal programs measured beside the server, at
 // the same concurrency, in one process ("load baseline"). To add one, add
 // an entry to baselines: its path, whether it needs the user's access
@@ -67,7 +79,11 @@ func baselines() []baseline {
 		{Name: "bare", Path: "/bare", About: "an httprouter handler answering a fixed small JSON object", handler: bareHandler},
 		{Name: "pk", Path: "/read", Auth: true, About: "golang-jwt HS256 verification of the server's own access token plus " +
 			"`SELECT ... FROM users WHERE id = $1` (a prepared statement, as the server's are) through a pool of 8 built by " +
-			"the server's `models.Open`, answered as JSON: the least a profile read can do", handler: pkHandler},
+			"the server's `models.Open`, answered as JSON: the least a profile read could do before sessions were checked", handler: pkHandler},
+		{Name: "session", Path: "/read-session", Auth: true, About: "`pk` with the session check: golang-jwt HS256 verification plus one " +
+			"prepared statement reading the user by primary key and, in the same statement, its token's session (`sid`) by the partial " +
+			"index on `user_sessions.chain_id`, answered as JSON: the least a profile read does now that every request checks its session",
+			handler: sessionHandler},
 	}
 }
 
@@ -88,10 +104,16 @@ type baselineServer struct {
 	secret []byte
 }
 
+// baselineClaims are the claims the baselines read.
+type baselineClaims struct {
+	jwt.RegisteredClaims
+	Sid string `json:"sid"`
+}
+
 // verify checks the request's access token as the server does (HS256, the
 // issuer, an expiry) and returns its claims.
-func (b *baselineServer) verify(req *http.Request) (*jwt.RegisteredClaims, bool) {
-	var claims jwt.RegisteredClaims
+func (b *baselineServer) verify(req *http.Request) (*baselineClaims, bool) {
+	var claims baselineClaims
 	token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "jwt-user ")
 	if !ok {
 		return nil, false
@@ -124,7 +146,20 @@ func bareHandler(*baselineServer) (httprouter.Handle, error) {
 // pkHandler verifies the access token and reads its subject with one
 // primary-key SELECT.
 func pkHandler(b *baselineServer) (httprouter.Handle, error) {
-	selectUser, err := b.prepare(baselineSelect)
+	return readHandler(b, baselineSelect, func(c *baselineClaims) []any { return []any{c.Subject} })
+}
+
+// sessionHandler verifies the access token and reads its subject and its
+// session's liveness in one statement.
+func sessionHandler(b *baselineServer) (httprouter.Handle, error) {
+	return readHandler(b, baselineSessionSelect, func(c *baselineClaims) []any { return []any{c.Subject, c.Sid} })
+}
+
+// readHandler verifies the access token, runs query with the arguments
+// args takes from its claims, and answers the user it read (a user whose
+// session is not live, when the query reads it, is refused).
+func readHandler(b *baselineServer, query string, args func(*baselineClaims) []any) (httprouter.Handle, error) {
+	stmt, err := b.prepare(query)
 	if err != nil {
 		return nil, err
 	}
@@ -134,10 +169,14 @@ func pkHandler(b *baselineServer) (httprouter.Handle, error) {
 			fail(w, http.StatusUnauthorized)
 			return
 		}
-		var u baselineUser
-		if err := selectUser.GetContext(req.Context(), &u, claims.Subject); err != nil {
+		var u struct {
+			baselineUser
+			SessionExpiresAt *time.Time `db:"session_expires_at" json:"-"`
+		}
+		err := stmt.GetContext(req.Context(), &u, args(claims)...)
+		if err != nil || (query == baselineSessionSelect && (u.SessionExpiresAt == nil || !u.SessionExpiresAt.After(time.Now()))) {
 			status := http.StatusInternalServerError
-			if errors.Is(err, sql.ErrNoRows) {
+			if err == nil || errors.Is(err, sql.ErrNoRows) {
 				status = http.StatusUnauthorized
 			}
 			fail(w, status)
@@ -148,7 +187,7 @@ func pkHandler(b *baselineServer) (httprouter.Handle, error) {
 			Status  int           `json:"status"`
 			Success bool          `json:"success"`
 			User    *baselineUser `json:"user"`
-		}{200, true, &u})
+		}{200, true, &u.baselineUser})
 	}, nil
 }
 

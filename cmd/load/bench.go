@@ -64,12 +64,15 @@ type benchConfig struct {
 	// The cross-checks of the read at checkC (see crosscheck.go): wrk
 	// (empty: none), the open loop at openShare of the closed loop's rate
 	// (0: none), and the read with the global limiter off and on in
-	// limiterSlices alternating slices each (0: none).
+	// limiterSlices alternating slices each (0: none), and the read beside
+	// the session baseline in sessionSlices alternating slices each (0:
+	// none).
 	checkC        int
 	wrk           string
 	wrkSlices     int
 	openShare     float64
 	limiterSlices int
+	sessionSlices int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -100,11 +103,13 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds)")
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
+	fs.IntVar(&c.sessionSlices, "session-slices", 10, "the read and the session baseline, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 1 || c.wrkSlices > 100 {
-		return nil, errors.New("bench: -open must be from 0 to 2, -limiter-slices from 0 to 100 and -wrk-slices from 1 to 100")
+	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 1 || c.wrkSlices > 100 ||
+		c.sessionSlices < 0 || c.sessionSlices > 100 {
+		return nil, errors.New("bench: -open must be from 0 to 2, -limiter-slices and -session-slices from 0 to 100 and -wrk-slices from 1 to 100")
 	}
 	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
 	c.started = time.Now()
@@ -150,6 +155,7 @@ func benchMain(ctx context.Context, args []string) error {
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
+	meta.SessionSlices = cfg.sessionSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)

@@ -37,6 +37,9 @@ func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 	if b.cfg.limiterSlices > 0 && ctx.Err() == nil {
 		b.compareLimiter(ctx, c)
 	}
+	if b.cfg.sessionSlices > 0 && ctx.Err() == nil {
+		b.compareSession(ctx, c)
+	}
 }
 
 // readRun runs the read scenario on t as one run of series.

@@ -36,6 +36,7 @@ type Meta struct {
 	// limiter and wrk comparisons.
 	OpenShare     float64 `json:"openShare,omitempty"`
 	LimiterSlices int     `json:"limiterSlices,omitempty"`
+	SessionSlices int     `json:"sessionSlices,omitempty"`
 	WrkSlices     int     `json:"wrkSlices,omitempty"`
 }
 
@@ -93,7 +94,7 @@ func (rp *report) findSeries(series, target, scenario string, c int) *Result {
 func (rp *report) baseline(name string, c int) *Result {
 	var best *Result
 	for _, r := range rp.runs {
-		if r.Target != "baseline" || r.Scenario != name || r.Error != "" {
+		if r.Target != "baseline" || r.Scenario != name || r.Error != "" || r.Series != "" {
 			continue
 		}
 		if best == nil || abs(r.Concurrency-c) < abs(best.Concurrency-c) {
@@ -211,7 +212,7 @@ func (rp *report) baselineSection() string {
 		name := bl.Name
 		about = append(about, fmt.Sprintf("`%s`: %s.", name, bl.About))
 		for _, r := range rp.runs {
-			if r.Target == "baseline" && r.Scenario == name && r.Error == "" {
+			if r.Target == "baseline" && r.Scenario == name && r.Error == "" && r.Series == "" {
 				rows = append(rows, []string{name, fmt.Sprint(r.Concurrency), fmtRate(r.ReqPerSec), fmtMs(r.Latency.P50),
 					fmtMs(r.Latency.P90), fmtMs(r.Latency.P99), fmtMs(r.Latency.Max), fmt.Sprint(r.ErrorCount()), peakCell(r.Peak), cpuCell(r.CPU), beforeCell(r.CPU)})
 			}

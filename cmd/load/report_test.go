@@ -151,6 +151,13 @@ func TestCrossCheckRatios(t *testing.T) {
 			t.Errorf("agrees(%v) = %v", q, !want)
 		}
 	}
+	base := &Result{Scenario: "session", Target: "baseline", Series: "session", ReqPerSec: 200}
+	if _, _, _, ok := sessionRatio([]*Result{run("", "", 500, ""), base}); ok {
+		t.Error("sessionRatio without the server's side: ok, want not")
+	}
+	if q, server, b, ok := sessionRatio([]*Result{run("", "", 500, ""), run("session", "", 180, ""), base}); !ok || q != 0.9 || server != 180 || b != 200 {
+		t.Errorf("sessionRatio = %v, %v, %v, %v; want 0.9, 180, 200, true (the plan's run left out)", q, server, b, ok)
+	}
 }
 
 func TestReportWithoutCrossChecks(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 type side struct {
 	series  string // the Result's Series
 	limiter string // the Result's Limiter, if any
+	target  string // the Result's Target: "server" when empty
 	t       *target
-	sc      *scenario
+	sc      *scenario // the read when nil
 	workers []*worker
 	started time.Time
 	rec     *recorder
@@ -26,11 +27,15 @@ type side struct {
 // prepare gives the side c virtual users, connected, and warms them up
 // for warmup, unmeasured.
 func (s *side) prepare(ctx context.Context, c int, warmup time.Duration) error {
-	sc, err := lookupScenario("read", s.t)
-	if err != nil {
-		return err
+	if s.sc == nil {
+		sc, err := lookupScenario("read", s.t)
+		if err != nil {
+			return err
+		}
+		s.sc = sc
 	}
-	s.sc, s.rec, s.started = sc, newRecorder(), time.Now()
+	sc := s.sc
+	s.rec, s.started = newRecorder(), time.Now()
 	s.workers = make([]*worker, c)
 	for i := range s.workers {
 		s.workers[i] = newWorker(i, s.t.base)
@@ -59,7 +64,10 @@ func (s *side) measure(ctx context.Context, cfg runConfig) {
 // result is the side's slices as one run; before is how busy the machine
 // was before the first slice.
 func (s *side) result(c int, before float64) *Result {
-	r := &Result{Kind: "run", Scenario: "read", Target: "server", Series: s.series, Limiter: s.limiter, Concurrency: c, Started: s.started}
+	r := &Result{Kind: "run", Scenario: s.sc.name, Target: "server", Series: s.series, Limiter: s.limiter, Concurrency: c, Started: s.started}
+	if s.target != "" {
+		r.Target = s.target
+	}
 	fill(r, measured{elapsed: s.elapsed, rec: s.rec, stopped: s.stopped})
 	r.CPU = s.cpu.mean(before)
 	return r

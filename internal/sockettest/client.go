@@ -218,6 +218,22 @@ func (c *Client) NoEvent(t testing.TB, window time.Duration, event string) {
 	}
 }
 
+// StaysConnected asserts that the client is not disconnected within window
+// (the same kind of window as NoEvent's). Other messages stay for later
+// calls.
+func (c *Client) StaysConnected(t testing.TB, window time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), window)
+	defer cancel()
+	m, err := c.take(ctx, "disconnect", func(m Message) bool { return m.Type == "disconnect" })
+	switch {
+	case err == nil:
+		t.Errorf("sockettest: disconnected within %v, want connected: %s", window, m.Line)
+	case !errors.Is(err, context.DeadlineExceeded):
+		t.Errorf("sockettest: while expecting to stay connected: %v", err)
+	}
+}
+
 // Join asks the client to join room.
 func (c *Client) Join(room string) { c.send(map[string]any{"cmd": "join", "room": room}) }
 

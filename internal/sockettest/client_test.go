@@ -16,14 +16,15 @@ import (
 // server runs a single-process socket server accepting the token "good".
 func server(t *testing.T) (*events.Server, string, uuid.UUID) {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
+	id, sid := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	s, err := events.NewServer(events.ServerConfig{
 		Verify: func(_ context.Context, tok string) (*action.Caller, error) {
 			if tok != "good" {
 				return nil, nil
 			}
-			return &action.Caller{Type: events.UserOwner, ID: id}, nil
+			return &action.Caller{Type: events.UserOwner, ID: id, Session: sid}, nil
 		},
+		Peek: func(tok string) (uuid.UUID, uuid.UUID, bool) { return id, sid, tok == "good" },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func TestClient(t *testing.T) {
 		t.Fatalf("event one, kept: got %s (%v)", m.Line, err)
 	}
 	c.NoEvent(t, 200*time.Millisecond, events.TestSocketEventOne)
+	c.StaysConnected(t, 100*time.Millisecond)
 
 	c.Emit("join", true, 42)
 	if m, err := c.WaitFor(ctx(t), "ack", nil); err != nil || m.Cmd != "emit" || !strings.Contains(string(m.Ack), "FORBIDDEN") {

@@ -50,20 +50,25 @@ func New(cfg Config) (http.Handler, error) {
 	return f, nil
 }
 
-// loadUser reads what the authenticator checks: the user exists, may
-// authenticate, and its current token version.
+// loadUser reads what the authenticator checks, in one statement: the user
+// exists and may authenticate, its current token version, and that the
+// token's session (its sid) is live, so that a logout in the bundled
+// server ends the token here too.
 func loadUser(db *sqlx.DB) auth.Loader {
-	return func(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+	return func(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
 		var row struct {
-			TokenVersion int64  `db:"token_version"`
-			Locale       string `db:"locale"`
+			TokenVersion int64     `db:"token_version"`
+			Locale       string    `db:"locale"`
+			ExpiresAt    time.Time `db:"expires_at"`
 		}
-		err := db.GetContext(ctx, &row, `SELECT token_version, locale FROM users
-			WHERE id = $1 AND is_active AND deleted_at IS NULL`, id)
+		err := db.GetContext(ctx, &row, `SELECT u.token_version, u.locale, s.expires_at
+			FROM users u JOIN user_sessions s
+				ON s.chain_id = $2 AND s.revoked_at IS NULL AND s.user_id = u.id AND s.expires_at > now()
+			WHERE u.id = $1 AND u.is_active AND u.deleted_at IS NULL`, id, session)
 		if errors.Is(err, sql.ErrNoRows) {
 			return auth.Principal{}, auth.ErrUnknownOwner
 		}
-		return auth.Principal{TokenVersion: row.TokenVersion, Locale: row.Locale}, err
+		return auth.Principal{TokenVersion: row.TokenVersion, Locale: row.Locale, SessionExpiresAt: row.ExpiresAt}, err
 	}
 }
 

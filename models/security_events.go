@@ -1,0 +1,128 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// The types of security events (CONTRACT.md §9.4).
+const (
+	EventRegister               = "register"
+	EventLogin                  = "login"
+	EventLoginFailed            = "login_failed"
+	EventLogout                 = "logout"
+	EventLogoutAll              = "logoutall"
+	EventRefreshTheft           = "refresh_theft"
+	EventPasswordChanged        = "password_changed"
+	EventPasswordResetRequested = "password_reset_requested"
+	EventPasswordReset          = "password_reset"
+	EventEmailVerified          = "email_verified"
+	EventSessionRevoked         = "session_revoked"
+	EventAccountDeactivated     = "account_deactivated"
+	EventAccountActivated       = "account_activated"
+	EventAccountDeleted         = "account_deleted"
+	EventAccountRestored        = "account_restored"
+)
+
+// SecurityEvent is a row of security_events: one change to an owner's
+// credentials or sessions, written in the transaction of the change.
+type SecurityEvent struct {
+	ID        uuid.UUID  `db:"id"`
+	OwnerType string     `db:"owner_type"`
+	OwnerID   uuid.UUID  `db:"owner_id"`
+	Type      string     `db:"type"`
+	SessionID *uuid.UUID `db:"session_id"`
+	IPAddress *string    `db:"ip_address"`
+	UserAgent *string    `db:"user_agent"`
+	// Data is a JSON object (jsonb): details of the event, such as the
+	// acting admin's id ("adminId"). Nil is stored as {}.
+	Data      json.RawMessage `db:"data"`
+	CreatedAt time.Time       `db:"created_at"`
+}
+
+const securityEventColumns = `id, owner_type, owner_id, type, session_id, ip_address, user_agent, data, created_at`
+
+const (
+	eventInsert = `INSERT INTO security_events (` + securityEventColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::jsonb, '{}'), COALESCE($9, now()))
+		RETURNING created_at`
+	// The index on (owner_type, owner_id, created_at DESC, id DESC) serves
+	// every page in key order.
+	eventList = `SELECT ` + securityEventColumns + ` FROM security_events
+		WHERE owner_type = $1 AND owner_id = $2
+		AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+		ORDER BY created_at DESC, id DESC LIMIT $5`
+	eventPurge = `DELETE FROM security_events WHERE id IN (SELECT id FROM security_events
+		WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`
+)
+
+// EventStore reads and writes security_events. Its zero value sends plain
+// queries; it is safe for concurrent use.
+type EventStore struct {
+	q querier
+}
+
+// Prepared returns a copy of the store whose queries are prepared on pool.
+func (s EventStore) Prepared(pool *sqlx.DB) EventStore {
+	return EventStore{q: preparedOn(pool, eventInsert, eventList, eventPurge)}
+}
+
+// Insert stores ev. A nil ID gets a new UUID v7 and a zero CreatedAt the
+// database's now(); both are set on ev.
+func (s EventStore) Insert(ctx context.Context, db DB, ev *SecurityEvent) error {
+	if ev.ID == uuid.Nil {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		ev.ID = id
+	}
+	err := s.q.rowx(ctx, db, eventInsert, ev.ID, ev.OwnerType, ev.OwnerID, ev.Type, ev.SessionID,
+		ev.IPAddress, ev.UserAgent, jsonText(ev.Data), nullIfZero(ev.CreatedAt)).Scan(&ev.CreatedAt)
+	if err != nil {
+		return storeErr("insert security event", err)
+	}
+	utc(&ev.CreatedAt)
+	return nil
+}
+
+// List returns at most limit events of the owner, newest first, after the
+// position after (nil: from the newest).
+func (s EventStore) List(ctx context.Context, db DB, ownerType string, owner uuid.UUID, after *Keyset, limit int) ([]SecurityEvent, error) {
+	var ts, id any
+	if after != nil {
+		ts, id = after.CreatedAt, after.ID
+	}
+	var list []SecurityEvent
+	if err := s.q.sel(ctx, db, &list, eventList, ownerType, owner, ts, id, limit); err != nil {
+		return nil, storeErr("list security events", err)
+	}
+	for i := range list {
+		utc(&list[i].CreatedAt)
+	}
+	return list, nil
+}
+
+// Purge deletes the events created before the cutoff, batch rows per
+// statement, until a statement deletes fewer, and returns how many.
+func (s EventStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
+	if batch < 1 {
+		return 0, fmt.Errorf("models: purge security events: batch %d, want at least 1", batch)
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := execCount(ctx, s.q, db, "purge security events", eventPurge, before, batch)
+		total += n
+		if err != nil || n < int64(batch) {
+			return total, err
+		}
+	}
+}
