@@ -122,6 +122,13 @@ func (f *fixture) extend(sid uuid.UUID, ttl time.Duration) {
 	f.mu.Unlock()
 }
 
+// expiryOf returns the expiry of a live session.
+func (f *fixture) expiryOf(sid uuid.UUID) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sessions[sid]
+}
+
 // endSession ends a session as a logout would.
 func (f *fixture) endSession(sid uuid.UUID) {
 	f.mu.Lock()

@@ -79,7 +79,7 @@ func TestBrowserAssetsServed(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t), "api")
 	c := s.client()
-	for _, a := range append(webclient.Library(), webclient.Demo()...) {
+	for _, a := range append(append(webclient.Library(), webclient.Demo()...), webclient.Admin()...) {
 		r := c.call(http.MethodGet, a.Path, nil)
 		h := r.Header
 		if r.Status != 200 || h.Get("Content-Type") != a.ContentType || h.Get("ETag") != a.ETag ||
@@ -100,18 +100,20 @@ func TestBrowserAssetsServed(t *testing.T) {
 			t.Errorf("POST %s: %d, want 405", a.Path, r.Status)
 		}
 	}
-	page := c.call(http.MethodGet, "/demo", nil).Raw
-	scripts := regexp.MustCompile(`<script\b([^>]*)>([^<]*)</script>`).FindAllStringSubmatch(page, -1)
-	if len(scripts) != 1 || strings.Count(page, "<script") != 1 {
-		t.Errorf("the demo page has %d scripts, want its one module", len(scripts))
-	}
-	for _, m := range scripts {
-		if !strings.Contains(m[1], `src="/demo/demo.js"`) || strings.TrimSpace(m[2]) != "" {
-			t.Errorf("the demo page has an inline script: %s", m[0])
+	for path, module := range map[string]string{"/demo": "/demo/demo.js", "/admin": "/admin/admin.js"} {
+		page := c.call(http.MethodGet, path, nil).Raw
+		scripts := regexp.MustCompile(`<script\b([^>]*)>([^<]*)</script>`).FindAllStringSubmatch(page, -1)
+		if len(scripts) != 1 || strings.Count(page, "<script") != 1 {
+			t.Errorf("%s has %d scripts, want its one module", path, len(scripts))
 		}
-	}
-	if regexp.MustCompile(`<style|\sstyle=|\son[a-z]+=`).MatchString(page) {
-		t.Errorf("the demo page has an inline style or event handler")
+		for _, m := range scripts {
+			if !strings.Contains(m[1], `src="`+module+`"`) || strings.TrimSpace(m[2]) != "" {
+				t.Errorf("%s has an inline script: %s", path, m[0])
+			}
+		}
+		if regexp.MustCompile(`<style|\sstyle=|\son[a-z]+=`).MatchString(page) {
+			t.Errorf("%s has an inline style or event handler", path)
+		}
 	}
 	lib := c.call(http.MethodGet, "/client/socket.io.esm.min.js", nil).Raw
 	if !strings.HasPrefix(lib, "/*!\n * Socket.IO v4.8.1\n") {
@@ -139,6 +141,7 @@ func TestBrowserDemoConfig(t *testing.T) {
 	s := startServer(t, testEnv(t, "DEMO_ENABLED=false"), "api")
 	s.client().call(http.MethodGet, "/demo", nil).want(t, 404, "NOT_FOUND")
 	s.client().call(http.MethodGet, "/demo/demo.js", nil).want(t, 404, "NOT_FOUND")
+	s.client().call(http.MethodGet, "/admin", nil).want(t, 404, "NOT_FOUND")
 	if r := s.client().call(http.MethodGet, "/client/actionkit.js", nil); r.Status != 200 {
 		t.Errorf("the client library without the demo: %d", r.Status)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-//go:embed assets/client assets/demo
+//go:embed assets/client assets/demo assets/admin
 var files embed.FS
 
 // ContentSecurityPolicy is sent with every asset: scripts, styles and
@@ -45,6 +45,13 @@ func Library() []*Asset {
 // scripts under /demo/.
 func Demo() []*Asset {
 	return load("assets/demo", "/demo/", map[string]string{"index.html": "/demo"})
+}
+
+// Admin returns the admin console's assets: the page at /admin and its
+// script and styles under /admin/. The console also uses the demo's
+// stylesheet and view helpers, so serve it together with Demo.
+func Admin() []*Asset {
+	return load("assets/admin", "/admin/", map[string]string{"index.html": "/admin"})
 }
 
 // Body returns a copy of the asset's content.

@@ -23,8 +23,10 @@ import { chromium } from "playwright-core";
 import { scenarios as sessionScenarios } from "./scenarios/session.mjs";
 import { scenarios as raceScenarios } from "./scenarios/race.mjs";
 import { scenarios as shotScenarios } from "./scenarios/shots.mjs";
+import { scenarios as accountScenarios } from "./scenarios/account.mjs";
+import { scenarios as adminScenarios } from "./scenarios/admin.mjs";
 
-const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios };
+const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [
@@ -44,6 +46,19 @@ const replies = (() => {
   };
 })();
 
+/** launch starts Chromium with a profile of its own (a browser, as a
+ * person's device has one) and returns its context and profile folder. */
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "actionkit-chromium-"));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  return { ctx, profile };
+}
+
 /** Harness is what a scenario gets: the browser context and helpers. */
 class Harness {
   constructor(base, ctx, artifacts) {
@@ -51,6 +66,8 @@ class Harness {
     this.ctx = ctx;
     this.artifacts = artifacts;
     this.problems = [];
+    /** The other browsers the scenario opened with device(). */
+    this.devices = [];
     /** Requests to /v1/users/refresh, in the order the browser sent them. */
     this.refreshes = [];
     this.gate = { hold: false, held: [] };
@@ -139,6 +156,29 @@ class Harness {
     return page;
   }
 
+  /** Opens another browser, with a profile of its own: another device of a
+   * person, or another person. It has the same helpers; its problems are
+   * this harness's, and it closes when the scenario ends. */
+  async device() {
+    const { ctx, profile } = await launch();
+    const other = new Harness(this.base, ctx, this.artifacts);
+    other.problems = this.problems;
+    await other.init();
+    this.devices.push({ ctx, profile });
+    return other;
+  }
+
+  /** Logs in through the demo's form and waits until the page shows the
+   * profile. */
+  async login(page, email, password = "Correct-Horse-42-battery") {
+    await page.click("#mode-login");
+    await page.fill("#email", email);
+    await page.fill("#password", password);
+    await page.click("#submit");
+    await page.waitForFunction((e) => document.body.dataset.state === "in"
+      && document.getElementById("profile-email").textContent === e, email);
+  }
+
   /** Waits for the demo page to leave its loading state, and returns it. */
   async settled(page) {
     await page.waitForFunction(() => document.body.dataset.state !== "loading");
@@ -219,17 +259,11 @@ async function main() {
   const base = process.env.ACTIONKIT_URL;
   if (!base) throw new Error("ACTIONKIT_URL is not set");
   const artifacts = process.env.ACTIONKIT_ARTIFACTS || fs.mkdtempSync(path.join(os.tmpdir(), "actionkit-artifacts-"));
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "actionkit-chromium-"));
   const started = Date.now();
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  const { ctx, profile } = await launch();
+  const h = new Harness(base.replace(/\/+$/, ""), ctx, artifacts);
   let failure = null;
   try {
-    const h = new Harness(base.replace(/\/+$/, ""), ctx, artifacts);
     await h.init();
     await scenario(h);
     if (h.problems.length) throw new Error(h.problems.join("\n"));
@@ -237,11 +271,15 @@ async function main() {
     failure = err;
     // Report before closing the browser: evaluations still pending in its
     // pages reject when it closes.
-    emit({ type: "fail", error: String(err?.stack ?? err), pages: await describePages(ctx) });
+    const pages = await describePages(ctx);
+    for (const d of h.devices) pages.push(...(await describePages(d.ctx)));
+    emit({ type: "fail", error: String(err?.stack ?? err), pages });
     process.on("unhandledRejection", () => {});
   } finally {
-    await ctx.close().catch(() => {});
-    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    for (const b of [{ ctx, profile }, ...h.devices]) {
+      await b.ctx.close().catch(() => {});
+      fs.rmSync(b.profile, { recursive: true, force: true, maxRetries: 5 });
+    }
   }
   if (failure) process.exit(1);
   emit({ type: "done", ms: Date.now() - started });

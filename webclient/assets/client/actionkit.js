@@ -51,13 +51,16 @@ export class ActionkitError extends Error {
  * @property {string} [baseURL] the server's origin; default: this page's.
  *   Another origin must be listed in the server's CORS_ORIGINS and be
  *   same-site, since the refresh cookie is SameSite=Strict.
+ * @property {string} [owner="user"] the owner type: "user", or "admin" for
+ *   an admin console (its actions under /v1/admins/, the scheme jwt-admin;
+ *   admins have no sockets).
  * @property {string} [platform="web"] sent as X-Platform at login.
  * @property {number} [refreshMargin=60000] refresh this many ms before the
  *   access token expires (at most a fifth of its lifetime).
  * @property {string} [lockName="actionkit-refresh"] the Web Lock that
- *   serialises refreshes across tabs.
+ *   serialises refreshes across tabs ("actionkit-admin-refresh" for admins).
  * @property {string} [channelName="actionkit-session"] the BroadcastChannel
- *   on which tabs share tokens and logouts.
+ *   on which tabs share tokens and logouts ("actionkit-admin-session").
  */
 
 /**
@@ -67,7 +70,8 @@ export class ActionkitError extends Error {
  * - "login": this tab became logged in (detail: {user, source});
  * - "token": it holds a new access token (detail: {source, obtainedAt,
  *   expiresAt, user}); source is "login", "register", "refresh" (this tab
- *   refreshed) or "peer" (another tab did and handed it over);
+ *   refreshed), "changepassword" or "peer" (another tab did and handed it
+ *   over);
  * - "logout": it lost its session (detail: {reason}: "logout",
  *   "logoutall", "expired" when the server refused the refresh, "peer" when
  *   another tab logged out);
@@ -76,22 +80,27 @@ export class ActionkitError extends Error {
  */
 export class ActionkitClient extends EventTarget {
   #base;
+  #owner;
+  #actions;
   #platform;
   #credentials;
   #session;
   #started = null;
 
   /** @param {ClientOptions} [options] */
-  constructor({ baseURL = "", platform = "web", refreshMargin = 60_000,
-    lockName = "actionkit-refresh", channelName = "actionkit-session" } = {}) {
+  constructor({ baseURL = "", owner = "user", platform = "web", refreshMargin = 60_000,
+    lockName = owner === "user" ? "actionkit-refresh" : `actionkit-${owner}-refresh`,
+    channelName = owner === "user" ? "actionkit-session" : `actionkit-${owner}-session` } = {}) {
     super();
     this.#base = String(baseURL).replace(/\/+$/, "");
+    this.#owner = owner;
+    this.#actions = `/v1/${owner}s/`;
     this.#platform = platform;
     const cross = this.#base && new URL(this.#base, location.href).origin !== location.origin;
     this.#credentials = cross ? "include" : "same-origin";
     this.#session = new Session({
       lockName, channelName, margin: refreshMargin,
-      fetchRefresh: () => this.#send("/v1/users/refresh", {}, null),
+      fetchRefresh: () => this.#send(this.#actions + "refresh", {}, null).then((b) => ({ token: b.token, user: b[owner] })),
       notify: (type, detail) => this.dispatchEvent(new CustomEvent(type, { detail })),
     });
   }
@@ -108,8 +117,13 @@ export class ActionkitClient extends EventTarget {
   get expiresAt() { return this.#session.expiresAt; }
   /** @returns {number} when the current access token was obtained, in this tab or another. */
   get obtainedAt() { return this.#session.obtainedAt; }
-  /** @returns {string|null} how it was obtained: login, register, refresh or peer. */
+  /** @returns {string|null} how it was obtained: login, register, refresh, changepassword or peer. */
   get source() { return this.#session.source; }
+  /** @returns {string} the owner type: "user" or "admin". */
+  get owner() { return this.#owner; }
+  /** @returns {string|null} the id of this browser's session (the token's
+   * sid), the same across refreshes; null when logged out. */
+  get sessionId() { return this.token ? decodeClaims(this.token).sid ?? null : null; }
 
   /**
    * Restores the session on page load: with no token in memory, gets one
@@ -131,7 +145,7 @@ export class ActionkitClient extends EventTarget {
    * @returns {Promise<object>} the user.
    */
   register(fields) {
-    return this.#enter("/v1/users/register", fields, "register");
+    return this.#enter(this.#actions + "register", fields, "register");
   }
 
   /**
@@ -141,17 +155,90 @@ export class ActionkitClient extends EventTarget {
    * @returns {Promise<object>} the user.
    */
   login(email, password) {
-    return this.#enter("/v1/users/login", { email, password }, "login");
+    return this.#enter(this.#actions + "login", { email, password }, "login");
   }
 
   /** Ends this browser's session; every tab of the origin logs out. */
   logout() {
-    return this.#leave("/v1/users/logout", "logout");
+    return this.#leave(this.#actions + "logout", "logout");
   }
 
   /** Ends every session of the user, on every device. */
   logoutAll() {
-    return this.#leave("/v1/users/logoutall", "logoutall");
+    return this.#leave(this.#actions + "logoutall", "logoutall");
+  }
+
+  /**
+   * Changes the password. Every other session of the owner ends at once;
+   * this one goes on with the new tokens the answer carries, which every
+   * tab of the origin adopts. It holds the refresh lock meanwhile: the
+   * server counts the previous refresh token as rotated, so no tab may
+   * present it.
+   * @param {string} currentPassword
+   * @param {string} newPassword
+   * @returns {Promise<object>} the owner.
+   */
+  async changePassword(currentPassword, newPassword) {
+    await this.start().catch(() => null);
+    return this.#session.exclusive(async (refreshHere) => {
+      const token = this.#session.fresh() ? this.#session.token : await refreshHere();
+      if (!token) throw Object.assign(new ActionkitError(401, null), { sessionEnded: true });
+      const body = await this.#send(this.#actions + "changepassword", { currentPassword, newPassword }, token);
+      this.#session.adopt(body.token, body[this.#owner], "changepassword");
+      return body[this.#owner];
+    });
+  }
+
+  /**
+   * Asks for a password reset mail. The answer is the same whether or not
+   * the address has an account.
+   * @param {string} email
+   */
+  requestPasswordReset(email) {
+    return this.#send(this.#actions + "requestpasswordreset", { email }, null);
+  }
+
+  /**
+   * Sets a new password with the token of a reset mail; every session of
+   * the owner ends (log in again).
+   * @param {string} token the 64 hex characters of the link.
+   * @param {string} password
+   */
+  resetPassword(token, password) {
+    return this.#send(this.#actions + "resetpassword", { token, password }, null);
+  }
+
+  /**
+   * Confirms the e-mail address with the token of a verification mail.
+   * @param {string} token
+   * @returns {Promise<object>} the user, with emailVerifiedAt set.
+   */
+  verifyEmail(token) {
+    return this.#send(this.#actions + "verifyemail", { token }, null).then((b) => b.user);
+  }
+
+  /** Asks for a new verification mail (nothing happens when verified). */
+  requestEmailVerification() {
+    return this.api(this.#actions + "requestemailverification");
+  }
+
+  /**
+   * Lists where the owner is logged in: its live sessions, newest login
+   * first, this browser's marked current.
+   * @returns {Promise<object[]>}
+   */
+  sessions() {
+    return this.api(this.#actions + "sessions").then((b) => b.sessions);
+  }
+
+  /**
+   * Ends one session ("log out this device"): its access tokens and
+   * sockets end at once. This browser's own is a logout.
+   * @param {string} id a session id from sessions().
+   */
+  revokeSession(id) {
+    if (id === this.sessionId) return this.logout();
+    return this.api(this.#actions + "revokesession", { sessionId: id });
   }
 
   /**
@@ -213,8 +300,8 @@ export class ActionkitClient extends EventTarget {
   #enter(path, args, source) {
     return this.#session.exclusive(async () => {
       const body = await this.#send(path, args, null, { "X-Client": "web", "X-Platform": this.#platform });
-      this.#session.adopt(body.token, body.user, source);
-      return body.user;
+      this.#session.adopt(body.token, body[this.#owner], source);
+      return body[this.#owner];
     });
   }
 
@@ -238,7 +325,7 @@ export class ActionkitClient extends EventTarget {
 
   async #send(path, args, token, headers = {}) {
     const h = { "Content-Type": "application/json", Accept: "application/json", ...headers };
-    if (token) h.Authorization = `jwt-user ${token}`;
+    if (token) h.Authorization = `jwt-${this.#owner} ${token}`;
     let res;
     try {
       res = await fetch(this.#base + path, {

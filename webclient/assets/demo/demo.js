@@ -1,10 +1,14 @@
 // The actionkit demo page: register or log in, see the profile, create and
-// publish posts, watch the live feed, and see the access token refreshed.
-// Everything goes through the client library at /client/actionkit.js.
+// publish posts, watch the live feed, and see the access token refreshed;
+// reset a forgotten password, confirm the address, change the password and
+// see where you are logged in (account.js). Everything goes through the
+// client library at /client/actionkit.js.
 
 import { createClient } from "/client/actionkit.js";
 import { $, el, text, alert, describe, clock, date, countdown, fill, setState } from "./view.js";
+import { Account, takeLink, busy } from "./account.js";
 
+const link = takeLink(); // first: the token of a mail's link leaves the address bar at once
 const client = createClient();
 globalThis.actionkit = client; // for the browser console (and the browser tests)
 
@@ -29,6 +33,7 @@ function showIn() {
   if (document.body.dataset.state === "in") return;
   setState("in");
   loadProfile();
+  account.loadDevices();
   connectFeed();
 }
 
@@ -69,6 +74,7 @@ function renderProfile(user) {
   text("profile-email", user.email ?? "—");
   text("profile-created", date(user.createdAt));
   text("profile-logins", user.loginCount ?? "—");
+  account.renderVerified(user);
 }
 
 function renderToken() {
@@ -150,17 +156,10 @@ async function publish(id, button) {
   }
 }
 
-async function busy(button, fn) {
-  button.disabled = true;
-  try {
-    await fn();
-  } finally {
-    button.disabled = false;
-  }
-}
-
 function setMode(next) {
   mode = next;
+  $("auth-form").hidden = false;
+  $("forgot-form").hidden = true;
   $("auth-form").dataset.mode = mode;
   $("mode-login").setAttribute("aria-selected", String(mode === "login"));
   $("mode-register").setAttribute("aria-selected", String(mode === "register"));
@@ -217,6 +216,10 @@ function wire() {
   setInterval(renderToken, 1000);
 }
 
+const account = new Account(client, {
+  showLogin: () => setMode("login"),
+  profileChanged: () => loadProfile(),
+});
 wire();
 setMode("login");
 client.start().then(
@@ -225,4 +228,6 @@ client.start().then(
     showOut();
     alert("banner", `Could not restore your session: ${describe(err)}`);
   },
-);
+).then(() => account.handleLink(link));
+// A link opened in a tab already showing the page changes only its hash.
+window.addEventListener("hashchange", () => account.handleLink(takeLink()));

@@ -1,0 +1,190 @@
+// The actionkit admin console: an admin logs in, searches and pages through
+// users, opens one to see its sessions and security events, and
+// deactivates, activates, deletes, restores it or ends its sessions. Every
+// call goes through the client library as an admin (jwt-admin, the
+// jwt-admin-refresh cookie) to the actions under /v1/admins/users/.
+
+import { createClient } from "/client/actionkit.js";
+import { $, el, text, alert, describe, clock, date, fill, setState } from "/demo/view.js";
+
+const client = createClient({ owner: "admin" });
+globalThis.actionkitAdmin = client; // for the browser console (and the browser tests)
+
+const users = { list: [], cursor: null };
+const events = { list: [], cursor: null };
+let current = null; // the user shown in the detail card
+
+/** A user's status as the list filter names it. */
+function statusOf(u) {
+  if (u.deletedAt) return "deleted";
+  return u.isActive ? "active" : "inactive";
+}
+
+async function call(path, args) {
+  return client.api("/v1/admins/users/" + path, args);
+}
+
+/** Shows err in the alert #id unless the session ended (the login form shows). */
+function failed(id, err) {
+  if (!err?.sessionEnded) alert(id, describe(err));
+}
+
+async function search(more) {
+  const args = { query: $("query").value.trim(), status: $("status").value, limit: 20 };
+  if (more) args.cursor = users.cursor;
+  const list = $("user-list");
+  list.dataset.state = "loading";
+  try {
+    const page = await call("list", args);
+    users.list = more ? users.list.concat(page.users) : page.users;
+    users.cursor = page.nextCursor;
+    renderUsers();
+    list.dataset.state = "ok";
+    alert("users-error", "");
+  } catch (err) {
+    list.dataset.state = "failed";
+    failed("users-error", err);
+  }
+}
+
+function renderUsers() {
+  fill("user-list", users.list.map((u) => {
+    const open = el("button", { type: "button" },
+      el("strong", {}, u.email), " ",
+      el("span", { class: `meta status-${statusOf(u)}` }, statusOf(u)));
+    open.addEventListener("click", () => openUser(u.id));
+    const li = el("li", { "data-user-id": u.id, "data-status": statusOf(u) }, open,
+      el("span", { class: "meta" }, date(u.createdAt)));
+    if (current?.id === u.id) li.setAttribute("aria-current", "true");
+    return li;
+  }), "No user matches.");
+  $("user-list").dataset.count = String(users.list.length);
+  $("more-users").hidden = !users.cursor;
+}
+
+async function openUser(id) {
+  const card = $("detail");
+  card.hidden = false;
+  card.dataset.state = "loading";
+  alert("detail-result", "");
+  alert("detail-error", "");
+  try {
+    const [{ user }, { sessions }] = await Promise.all([call("read", { id }), call("sessions", { id })]);
+    current = user;
+    renderDetail(user, sessions);
+    events.list = [];
+    events.cursor = null;
+    await loadEvents(false);
+    card.dataset.state = "ok";
+    card.dataset.userId = id;
+    renderUsers();
+  } catch (err) {
+    card.dataset.state = "failed";
+    failed("detail-error", err);
+  }
+}
+
+function renderDetail(user, sessions) {
+  const status = statusOf(user);
+  text("detail-title", user.email);
+  text("d-email", user.email);
+  text("d-name", [user.firstName, user.lastName].filter(Boolean).join(" ") || "—");
+  text("d-status", status);
+  $("d-status").className = `status-${status}`;
+  $("detail").dataset.status = status;
+  text("d-created", date(user.createdAt));
+  text("d-logins", `${user.loginCount} (last ${user.lastLoginAt ? date(user.lastLoginAt) : "never"})`);
+  text("d-verified", user.emailVerifiedAt ? `confirmed ${date(user.emailVerifiedAt)}` : "not confirmed");
+  text("d-id", user.id);
+  text("toggle-active", user.isActive ? "Deactivate" : "Activate");
+  text("toggle-deleted", user.deletedAt ? "Restore" : "Delete");
+  fill("d-sessions", sessions.map((s) => el("li", { "data-session-id": s.id },
+    el("span", {}, `${s.client} · ${s.platform} · ${s.userAgent ?? "unknown browser"}`),
+    el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"}, last used ${date(s.lastUsedAt)} ${clock(s.lastUsedAt)}`))), "No session.");
+  $("d-sessions").dataset.count = String(sessions.length);
+}
+
+async function loadEvents(more) {
+  const page = await call("securityevents", { id: current.id, limit: 20, ...(more ? { cursor: events.cursor } : {}) });
+  events.list = events.list.concat(page.events);
+  events.cursor = page.nextCursor;
+  fill("d-events", events.list.map((e) => el("li", { "data-type": e.type },
+    el("strong", {}, e.type.replaceAll("_", " ")),
+    el("span", { class: "meta" }, `${date(e.createdAt)} ${clock(e.createdAt)} · ${e.ipAddress ?? "?"}` +
+      (e.data?.adminId ? " · by an admin" : "")))), "No event.");
+  $("d-events").dataset.count = String(events.list.length);
+  $("more-events").hidden = !events.cursor;
+}
+
+/** Runs one of the changes on the shown user and shows it again. */
+async function change(button, path, done) {
+  button.disabled = true;
+  try {
+    await call(path, { id: current.id });
+    await openUser(current.id);
+    alert("detail-result", done);
+    const list = users.list.findIndex((u) => u.id === current.id);
+    if (list >= 0) users.list[list] = current;
+    renderUsers();
+  } catch (err) {
+    failed("detail-error", err);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function wire() {
+  $("auth-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("submit").disabled = true;
+    try {
+      await client.login($("email").value.trim(), $("password").value);
+      $("password").value = "";
+      alert("auth-error", "");
+    } catch (err) {
+      alert("auth-error", describe(err));
+    } finally {
+      $("submit").disabled = false;
+    }
+  });
+  $("search-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    search(false);
+  });
+  $("more-users").addEventListener("click", () => search(true));
+  $("more-events").addEventListener("click", () => loadEvents(true).catch((err) => failed("detail-error", err)));
+  $("toggle-active").addEventListener("click", (e) => current.isActive
+    ? change(e.currentTarget, "deactivate", "Deactivated: every session of the user ended.")
+    : change(e.currentTarget, "activate", "Activated: the user can log in again."));
+  $("toggle-deleted").addEventListener("click", (e) => current.deletedAt
+    ? change(e.currentTarget, "restore", "Restored: the user can log in again.")
+    : change(e.currentTarget, "delete", "Deleted: every session of the user ended."));
+  $("revoke-sessions").addEventListener("click", (e) => change(e.currentTarget, "revokesessions", "Every session of the user ended."));
+  $("logout").addEventListener("click", () => client.logout().catch((err) => alert("banner", describe(err))));
+  client.addEventListener("login", () => showIn());
+  client.addEventListener("logout", () => showOut());
+}
+
+function showIn() {
+  text("who", `Logged in as ${client.user?.email ?? "…"}`);
+  if (document.body.dataset.state === "in") return;
+  setState("in");
+  search(false);
+}
+
+function showOut() {
+  setState("out");
+  text("who", "Not logged in");
+  $("detail").hidden = true;
+  current = null;
+  users.list = [];
+}
+
+wire();
+client.start().then(
+  (admin) => (admin ? showIn() : showOut()),
+  (err) => {
+    showOut();
+    alert("banner", `Could not restore your session: ${describe(err)}`);
+  },
+);
