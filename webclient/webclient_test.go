@@ -13,7 +13,9 @@ import (
 	"github.com/actionkit/actionkit/webclient"
 )
 
-func all() []*webclient.Asset { return append(webclient.Library(), webclient.Demo()...) }
+func all() []*webclient.Asset {
+	return append(append(webclient.Library(), webclient.Demo()...), webclient.Admin()...)
+}
 
 func TestAssetsAreServedWithTheirHeaders(t *testing.T) {
 	etags := map[string]string{}
@@ -55,7 +57,11 @@ func TestPaths(t *testing.T) {
 		"/demo":                                "text/html; charset=utf-8",
 		"/demo/demo.css":                       "text/css; charset=utf-8",
 		"/demo/demo.js":                        "text/javascript; charset=utf-8",
+		"/demo/account.js":                     "text/javascript; charset=utf-8",
 		"/demo/view.js":                        "text/javascript; charset=utf-8",
+		"/admin":                               "text/html; charset=utf-8",
+		"/admin/admin.css":                     "text/css; charset=utf-8",
+		"/admin/admin.js":                      "text/javascript; charset=utf-8",
 	}
 	got := map[string]string{}
 	for _, a := range all() {
@@ -85,7 +91,7 @@ func TestReferencesResolve(t *testing.T) {
 			continue // vendored
 		case strings.HasSuffix(a.Path, ".js"):
 			refs = imports.FindAllStringSubmatch(string(a.Body()), -1)
-		case a.Path == "/demo":
+		case a.Path == "/demo" || a.Path == "/admin":
 			refs = links.FindAllStringSubmatch(string(a.Body()), -1)
 		}
 		for _, m := range refs {
