@@ -87,19 +87,22 @@ const accountColumns = `id, email, password, salt, first_name, last_name, timezo
 // AccountStore reads and writes the accounts of one owner type. Its SQL is
 // built once by NewAccountStore; it is safe for concurrent use.
 type AccountStore struct {
+	accountQueries
+	q querier
+}
+
+// accountQueries is the query table of AccountStore.
+type accountQueries struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
 	lockForUpdate, setActive, softDelete, verifyEmail                 string
 	byIDWithSession, restore, list                                    string
-	q                                                                 querier
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
 // (and in pool's transactions): see querier.
 func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
 	c := *s
-	c.q = preparedOn(pool, s.create, s.byID, s.byEmail, s.recordLogin, s.setPassword,
-		s.bumpTokenVersion, s.lockForUpdate, s.setActive, s.softDelete, s.verifyEmail,
-		s.byIDWithSession, s.restore, s.list)
+	c.q = preparedOn(pool, queriesOf(&s.accountQueries)...)
 	return &c
 }
 
@@ -109,7 +112,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 	t.mustValidate()
 	sel := `SELECT ` + accountColumns + ` FROM ` + t.Owners
 	upd := `UPDATE ` + t.Owners + ` SET `
-	return &AccountStore{
+	return &AccountStore{accountQueries: accountQueries{
 		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
 				COALESCE($14, now()), COALESCE($15, $14, now()), $16)
@@ -130,7 +133,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		byIDWithSession: byIDWithSessionSQL(t),
 		restore:         upd + `deleted_at = NULL, updated_at = $2 WHERE id = $1`,
 		list:            listAccountsSQL(t),
-	}
+	}}
 }
 
 // byIDWithSessionSQL reads an owner by primary key (every column but the

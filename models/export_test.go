@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 )
 
 // ByEmailSQL exposes the SQL of ByEmail for EXPLAIN tests.
@@ -55,3 +56,50 @@ func (r *TwoStatementRotator) Rotate(ctx context.Context, db DB, oldID uuid.UUID
 	}
 	return err
 }
+
+// The tests of this package run every prepared store strictly: SQL outside
+// the store's query table panics.
+func init() { strictQueries = true }
+
+// preparedOf counts the statements q holds prepared.
+func preparedOf(q querier) int {
+	n := 0
+	if q.stmts != nil {
+		q.stmts.Range(func(_, v any) bool {
+			if _, ok := v.(*sqlx.Stmt); ok {
+				n++
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// QueryTable reports how many queries the store's table holds and how many
+// of them are prepared.
+func (s *SessionStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&s.sessionQueries)), preparedOf(s.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (s *AccountStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&s.accountQueries)), preparedOf(s.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (ps PostStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&postQueries)), preparedOf(ps.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (s TokenStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&tokenQueries)), preparedOf(s.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (s EventStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&eventQueries)), preparedOf(s.q)
+}
+
+// QueriesOf exposes queriesOf to the tests.
+func QueriesOf(table any) []string { return queriesOf(table) }

@@ -42,18 +42,21 @@ func (p *Post) normalize() {
 const (
 	postColumns = `id, user_id, title, body, status, published_at, preview, created_at, updated_at`
 	postSelect  = `SELECT ` + postColumns + ` FROM posts`
-
-	postCreate = `INSERT INTO posts (` + postColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()), COALESCE($9, $8, now()))
-		RETURNING created_at, updated_at`
-	postByID         = postSelect + ` WHERE id = $1`
-	postByIDForOwner = postSelect + ` WHERE id = $1 AND user_id = $2`
-	postPublish      = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2,
+	postPublish = `UPDATE posts SET status = 'published', published_at = $2, updated_at = $2,
 		preview = post_preview(title, body)
 		WHERE id = $1 AND status = 'draft'`
-	postPublishOwned = postPublish + ` AND user_id = $3 RETURNING ` + postColumns
-	postPublishAny   = postPublish + ` RETURNING ` + postColumns
 )
+
+// postQueries is the query table of PostStore.
+var postQueries = struct{ create, byID, byIDForOwner, publishOwned, publishAny string }{
+	create: `INSERT INTO posts (` + postColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()), COALESCE($9, $8, now()))
+		RETURNING created_at, updated_at`,
+	byID:         postSelect + ` WHERE id = $1`,
+	byIDForOwner: postSelect + ` WHERE id = $1 AND user_id = $2`,
+	publishOwned: postPublish + ` AND user_id = $3 RETURNING ` + postColumns,
+	publishAny:   postPublish + ` RETURNING ` + postColumns,
+}
 
 // PostStore reads and writes posts. The zero value is ready to use; see
 // Prepared.
@@ -62,7 +65,7 @@ type PostStore struct{ q querier }
 // Prepared returns the store with its queries prepared on pool (and in
 // pool's transactions): see querier.
 func (ps PostStore) Prepared(pool *sqlx.DB) PostStore {
-	return PostStore{q: preparedOn(pool, postCreate, postByID, postByIDForOwner, postPublishOwned, postPublishAny)}
+	return PostStore{q: preparedOn(pool, queriesOf(&postQueries)...)}
 }
 
 // Create inserts p with every column as given, including its ID; an empty
@@ -73,7 +76,7 @@ func (ps PostStore) Create(ctx context.Context, db DB, p *Post) error {
 	if p.Status == "" {
 		p.Status = PostDraft
 	}
-	row := ps.q.rowx(ctx, db, postCreate, p.ID, p.UserID, p.Title, p.Body, p.Status,
+	row := ps.q.rowx(ctx, db, postQueries.create, p.ID, p.UserID, p.Title, p.Body, p.Status,
 		p.PublishedAt, p.Preview, nullIfZero(p.CreatedAt), nullIfZero(p.UpdatedAt))
 	if err := row.Scan(&p.CreatedAt, &p.UpdatedAt); err != nil {
 		return storeErr("create post", err)
@@ -94,14 +97,14 @@ func (ps PostStore) getPost(ctx context.Context, db DB, op, query string, args .
 
 // ByID returns the post with id, or ErrNotFound.
 func (ps PostStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Post, error) {
-	return ps.getPost(ctx, db, "post by id", postByID, id)
+	return ps.getPost(ctx, db, "post by id", postQueries.byID, id)
 }
 
 // ByIDForOwner returns the post with id if userID owns it. ErrNotFound means
 // that it does not exist or belongs to someone else; the two are not told
 // apart.
 func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) (*Post, error) {
-	return ps.getPost(ctx, db, "post by id for owner", postByIDForOwner, id, userID)
+	return ps.getPost(ctx, db, "post by id for owner", postQueries.byIDForOwner, id, userID)
 }
 
 // Publish publishes the draft id of userID at now, storing its preview
@@ -111,7 +114,7 @@ func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUI
 // published is returned as it is with changed false; a post that does not
 // exist or belongs to someone else is ErrNotFound.
 func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postPublishOwned, id, now, userID)
+	p, err = ps.getPost(ctx, db, "publish post", postQueries.publishOwned, id, now, userID)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByIDForOwner(ctx, db, id, userID)
 		return p, false, err
@@ -121,7 +124,7 @@ func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, no
 
 // PublishAny is Publish without the owner check, for the background job.
 func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postPublishAny, id, now)
+	p, err = ps.getPost(ctx, db, "publish post", postQueries.publishAny, id, now)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByID(ctx, db, id)
 		return p, false, err

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -20,6 +22,30 @@ import (
 type querier struct {
 	pool  *sqlx.DB
 	stmts *sync.Map // query text -> *sqlx.Stmt prepared on pool
+}
+
+// A store keeps its SQL in one query table: a struct whose every field is
+// a string of SQL, built once. Prepared walks the table with queriesOf, so
+// a query added to the table is prepared without a list to remember, and a
+// query kept outside it is caught by the tests of this package, which run
+// with strictQueries set: a prepared store then panics on SQL it does not
+// know (see querier.stmt).
+var strictQueries bool
+
+// queriesOf returns every field of the query table that table points to,
+// in declaration order. It panics if a field is not a string, so that the
+// table cannot hold anything else.
+func queriesOf(table any) []string {
+	v := reflect.ValueOf(table).Elem()
+	out := make([]string, 0, v.NumField())
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.String {
+			panic(fmt.Sprintf("models: query table %s: field %s is not SQL", v.Type(), v.Type().Field(i).Name))
+		}
+		out = append(out, f.String())
+	}
+	return out
 }
 
 // prepareTimeout bounds the preparation of a store's statements.
@@ -41,9 +67,21 @@ func preparedOn(pool *sqlx.DB, queries ...string) querier {
 	for _, query := range queries {
 		if st, err := pool.PreparexContext(ctx, query); err == nil {
 			q.stmts.Store(query, st)
+		} else {
+			q.stmts.Store(unprepared(query), err)
 		}
 	}
 	return q
+}
+
+// unprepared is the key under which preparedOn records why query could
+// not be prepared; such a query is sent plain.
+type unprepared string
+
+// failed reports whether query is in the table but could not be prepared.
+func (q querier) failed(query string) bool {
+	_, ok := q.stmts.Load(unprepared(query))
+	return ok
 }
 
 // stmt returns the prepared statement of query for db, bound to db when it
@@ -55,6 +93,9 @@ func (q querier) stmt(ctx context.Context, db DB, query string) *sqlx.Stmt {
 	}
 	v, ok := q.stmts.Load(query)
 	if !ok {
+		if strictQueries && !q.failed(query) {
+			panic("models: a prepared store ran SQL that is not in its query table: " + query)
+		}
 		return nil
 	}
 	st := v.(*sqlx.Stmt)

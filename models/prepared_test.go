@@ -273,3 +273,48 @@ func TestRotateLiveRaces(t *testing.T) {
 		t.Errorf("%d rotations succeeded and %d sessions exist; want 1 and 2", ok, len(list))
 	}
 }
+
+// TestEveryStoreQueryPrepares prepares the query table of every store, of
+// both owner types, and fails if any query in it does not prepare (a typo,
+// a missing column) or if the table holds none. Queries outside a table
+// cannot slip by: the tests of this package run prepared stores strictly
+// (export_test.go), so such SQL panics in the test that runs it.
+func TestEveryStoreQueryPrepares(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	type table interface{ QueryTable() (total, prepared int) }
+	stores := map[string]table{
+		"user sessions":  models.NewSessionStore(models.UserTables).Prepared(db),
+		"admin sessions": models.NewSessionStore(models.AdminTables).Prepared(db),
+		"users":          models.NewAccountStore(models.UserTables).Prepared(db),
+		"admins":         models.NewAccountStore(models.AdminTables).Prepared(db),
+		"posts":          models.PostStore{}.Prepared(db),
+		"tokens":         models.TokenStore{}.Prepared(db),
+		"events":         models.EventStore{}.Prepared(db),
+	}
+	for name, s := range stores {
+		total, prepared := s.QueryTable()
+		if total == 0 || prepared != total {
+			t.Errorf("%s: %d of %d queries prepared; want all, and at least one", name, prepared, total)
+		}
+	}
+}
+
+// TestQueryTableHoldsOnlySQL: a field that is not a string cannot hide in a
+// query table, where Prepared would pass it over.
+func TestQueryTableHoldsOnlySQL(t *testing.T) {
+	t.Parallel()
+	got := models.QueriesOf(&struct{ a, b string }{"SELECT 1", "SELECT 2"})
+	if len(got) != 2 || got[0] != "SELECT 1" || got[1] != "SELECT 2" {
+		t.Errorf("queriesOf = %q", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a table with an int field: no panic")
+		}
+	}()
+	models.QueriesOf(&struct {
+		a string
+		n int
+	}{})
+}

@@ -47,19 +47,20 @@ type SecurityEvent struct {
 
 const securityEventColumns = `id, owner_type, owner_id, type, session_id, ip_address, user_agent, data, created_at`
 
-const (
-	eventInsert = `INSERT INTO security_events (` + securityEventColumns + `)
+// eventQueries is the query table of EventStore.
+var eventQueries = struct{ insert, list, purge string }{
+	insert: `INSERT INTO security_events (` + securityEventColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::jsonb, '{}'), COALESCE($9, now()))
-		RETURNING created_at`
+		RETURNING created_at`,
 	// The index on (owner_type, owner_id, created_at DESC, id DESC) serves
 	// every page in key order.
-	eventList = `SELECT ` + securityEventColumns + ` FROM security_events
+	list: `SELECT ` + securityEventColumns + ` FROM security_events
 		WHERE owner_type = $1 AND owner_id = $2
 		AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
-		ORDER BY created_at DESC, id DESC LIMIT $5`
-	eventPurge = `DELETE FROM security_events WHERE id IN (SELECT id FROM security_events
-		WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`
-)
+		ORDER BY created_at DESC, id DESC LIMIT $5`,
+	purge: `DELETE FROM security_events WHERE id IN (SELECT id FROM security_events
+		WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+}
 
 // EventStore reads and writes security_events. Its zero value sends plain
 // queries; it is safe for concurrent use.
@@ -69,7 +70,7 @@ type EventStore struct {
 
 // Prepared returns a copy of the store whose queries are prepared on pool.
 func (s EventStore) Prepared(pool *sqlx.DB) EventStore {
-	return EventStore{q: preparedOn(pool, eventInsert, eventList, eventPurge)}
+	return EventStore{q: preparedOn(pool, queriesOf(&eventQueries)...)}
 }
 
 // Insert stores ev. A nil ID gets a new UUID v7 and a zero CreatedAt the
@@ -82,7 +83,7 @@ func (s EventStore) Insert(ctx context.Context, db DB, ev *SecurityEvent) error 
 		}
 		ev.ID = id
 	}
-	err := s.q.rowx(ctx, db, eventInsert, ev.ID, ev.OwnerType, ev.OwnerID, ev.Type, ev.SessionID,
+	err := s.q.rowx(ctx, db, eventQueries.insert, ev.ID, ev.OwnerType, ev.OwnerID, ev.Type, ev.SessionID,
 		ev.IPAddress, ev.UserAgent, jsonText(ev.Data), nullIfZero(ev.CreatedAt)).Scan(&ev.CreatedAt)
 	if err != nil {
 		return storeErr("insert security event", err)
@@ -99,7 +100,7 @@ func (s EventStore) List(ctx context.Context, db DB, ownerType string, owner uui
 		ts, id = after.CreatedAt, after.ID
 	}
 	var list []SecurityEvent
-	if err := s.q.sel(ctx, db, &list, eventList, ownerType, owner, ts, id, limit); err != nil {
+	if err := s.q.sel(ctx, db, &list, eventQueries.list, ownerType, owner, ts, id, limit); err != nil {
 		return nil, storeErr("list security events", err)
 	}
 	for i := range list {
@@ -119,7 +120,7 @@ func (s EventStore) Purge(ctx context.Context, db DB, before time.Time, batch in
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		n, err := execCount(ctx, s.q, db, "purge security events", eventPurge, before, batch)
+		n, err := execCount(ctx, s.q, db, "purge security events", eventQueries.purge, before, batch)
 		total += n
 		if err != nil || n < int64(batch) {
 			return total, err

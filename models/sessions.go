@@ -95,19 +95,22 @@ func (s *Session) State(now time.Time) SessionState {
 // SessionStore reads and writes the sessions of one owner type. Its SQL is
 // built once by NewSessionStore; it is safe for concurrent use.
 type SessionStore struct {
+	sessionQueries
+	q querier
+}
+
+// sessionQueries is the query table of SessionStore.
+type sessionQueries struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
 	lockOwnerAndRead, rotateLive, markReplaced                                        string
 	listLive, revokeChain, markTheft, liveInChain                                     string
-	q                                                                                 querier
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
 // (and in pool's transactions): see querier.
 func (s *SessionStore) Prepared(pool *sqlx.DB) *SessionStore {
 	c := *s
-	c.q = preparedOn(pool, s.create, s.byHash, s.byID, s.rotate, s.revoke, s.revokeByHash,
-		s.revokeAll, s.listByOwner, s.purge, s.lockOwnerAndRead, s.rotateLive, s.markReplaced,
-		s.listLive, s.revokeChain, s.markTheft, s.liveInChain)
+	c.q = preparedOn(pool, queriesOf(&s.sessionQueries)...)
 	return &c
 }
 
@@ -121,7 +124,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 	insertCols := `id, ` + t.OwnerColumn + `, ` + rest
 	sel := `SELECT id, ` + t.OwnerColumn + ` AS owner_id, ` + rest + ` FROM ` + t.Sessions
 	revoke := `UPDATE ` + t.Sessions + ` SET revoked_at = $1, updated_at = $1 WHERE revoked_at IS NULL AND `
-	return &SessionStore{
+	return &SessionStore{sessionQueries: sessionQueries{
 		create: `INSERT INTO ` + t.Sessions + ` (` + insertCols + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
 				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17)
@@ -148,7 +151,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 		rotateLive:       rotateLiveSQL(t),
 		markReplaced: `UPDATE ` + t.Sessions + ` SET replaced_by_session_id = $3, updated_at = $4
 			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NOT NULL AND replaced_by_session_id IS NULL`,
-	}
+	}}
 }
 
 // rotateSQL is the one-statement rotation: lock the old row if it is not

@@ -42,17 +42,18 @@ type TokenStore struct {
 	q querier
 }
 
-const (
-	tokenVoid = `UPDATE account_tokens SET expires_at = $4
-		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`
-	tokenInsert = `INSERT INTO account_tokens (` + tokenColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`
-	tokenConsume = `UPDATE account_tokens SET used_at = $3
+// tokenQueries is the query table of TokenStore.
+var tokenQueries = struct{ void, insert, consume, countSince string }{
+	void: `UPDATE account_tokens SET expires_at = $4
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`,
+	insert: `INSERT INTO account_tokens (` + tokenColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
+	consume: `UPDATE account_tokens SET used_at = $3
 		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
-		RETURNING ` + tokenColumns
-	tokenCountSince = `SELECT count(*) FROM account_tokens
-		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND created_at > $4`
-)
+		RETURNING ` + tokenColumns,
+	countSince: `SELECT count(*) FROM account_tokens
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND created_at > $4`,
+}
 
 // Issue stores t (ID, owner, purpose, hash, expiry and creation time set by
 // the caller) after voiding, by expiring them at t.CreatedAt, the owner's
@@ -60,10 +61,10 @@ const (
 // whatever decided to issue (a bound checked with CountSince under a lock
 // of the owner, say).
 func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
-	if _, err := execCount(ctx, s.q, db, "void tokens", tokenVoid, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
+	if _, err := execCount(ctx, s.q, db, "void tokens", tokenQueries.void, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
 		return err
 	}
-	_, err := s.q.exec(ctx, db, tokenInsert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt)
+	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt)
 	return storeErr("issue token", err)
 }
 
@@ -73,7 +74,7 @@ func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 // token authorises: a rollback makes the token usable again.
 func (s TokenStore) Consume(ctx context.Context, db DB, purpose, hash string, now time.Time) (*OneTimeToken, error) {
 	var t OneTimeToken
-	if err := s.q.get(ctx, db, &t, tokenConsume, hash, purpose, now); err != nil {
+	if err := s.q.get(ctx, db, &t, tokenQueries.consume, hash, purpose, now); err != nil {
 		return nil, storeErr("consume token", err)
 	}
 	t.normalize()
@@ -84,7 +85,7 @@ func (s TokenStore) Consume(ctx context.Context, db DB, purpose, hash string, no
 // voided and used ones included: the mail bounds count what was sent.
 func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, owner uuid.UUID, purpose string, since time.Time) (int, error) {
 	var n int
-	if err := s.q.get(ctx, db, &n, tokenCountSince, ownerType, owner, purpose, since); err != nil {
+	if err := s.q.get(ctx, db, &n, tokenQueries.countSince, ownerType, owner, purpose, since); err != nil {
 		return 0, storeErr("count tokens", err)
 	}
 	return n, nil
@@ -92,5 +93,5 @@ func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, own
 
 // Prepared returns a copy of the store whose queries are prepared on pool.
 func (s TokenStore) Prepared(pool *sqlx.DB) TokenStore {
-	return TokenStore{q: preparedOn(pool, tokenVoid, tokenInsert, tokenConsume, tokenCountSince)}
+	return TokenStore{q: preparedOn(pool, queriesOf(&tokenQueries)...)}
 }
