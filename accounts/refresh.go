@@ -14,15 +14,15 @@ import (
 
 // refreshOutcome is what one refresh transaction decided.
 type refreshOutcome struct {
-	name    string // rotated, unknown, expired, revoked, inactive, replay or replay_repeated
+	transition
 	account *models.Account
 	old     *models.Session
 	next    *models.Session
 	revoked int
 }
 
-// Refresh rotates the session of raw and issues new tokens, following
-// SPEC.md's UserSession transitions:
+// Refresh rotates the session of raw and issues new tokens, following the
+// state machine of refreshTransitions (SPEC.md's UserSession transitions):
 //
 //   - active, owner usable: the session becomes rotated and a successor
 //     with the same client and platform is created;
@@ -35,26 +35,33 @@ type refreshOutcome struct {
 //     owner out again and again;
 //   - unknown or malformed: nothing changes.
 //
-// Every outcome but the first is ErrInvalidRefresh. The owner row is locked
-// as the session is read, so concurrent refreshes of one token serialise:
-// one rotates, the rest see a replay (a session read before the lock was
-// granted is read again when the rotation finds it changed).
+// Every outcome but the first is ErrInvalidRefresh. The first is tried in
+// one statement (RotateLive); anything else takes refreshLocked.
 func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, error) {
 	if !auth.WellFormedRefreshToken(raw) {
-		s.outcome("malformed")
+		s.outcome(transitionFor(tokenMalformed, false, false).outcome)
 		return nil, ErrInvalidRefresh
 	}
 	hash := auth.HashRefreshToken(raw)
 	if iss, err := s.rotateLive(ctx, hash, o); err == nil || !errors.Is(err, models.ErrNotFound) {
 		return iss, err
 	}
+	return s.refreshLocked(ctx, hash, o)
+}
+
+// refreshLocked is the transaction that handles every row of the state
+// machine. The owner row is locked as the session is read, so concurrent
+// refreshes of one token serialise: one rotates, the rest see a replay (a
+// session read before the lock was granted is read again when the rotation
+// finds it changed).
+func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Issued, error) {
 	var out refreshOutcome
 	var newRaw string
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		out = refreshOutcome{}
 		acc, sess, err := s.Sessions.LockOwnerAndRead(ctx, tx, hash)
 		if errors.Is(err, models.ErrNotFound) {
-			out.name = "unknown"
+			out.transition = transitionFor(tokenUnknown, false, false)
 			return nil
 		}
 		if err != nil {
@@ -76,11 +83,11 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 	if err != nil {
 		return nil, err
 	}
-	s.outcome(out.name)
-	switch out.name {
-	case "rotated":
+	s.outcome(out.outcome)
+	switch out.effect {
+	case effectRotate:
 		return s.issue(out.account, out.next, newRaw)
-	case "replay":
+	case effectTheft:
 		s.Log.Warn("refresh token replayed: every session revoked", "event", models.EventRefreshTheft,
 			"ownerType", string(s.Kind.Type), "ownerId", out.account.ID.String(),
 			"sessionId", out.old.ChainID.String(), "revoked", out.revoked, "ip", o.IP)
@@ -89,11 +96,10 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 	return nil, ErrInvalidRefresh
 }
 
-// rotateLive takes the common case in one statement: a live session of an
-// owner who may authenticate is rotated. Anything else (unknown, expired,
-// revoked, replayed, inactive owner, or a session changed by a concurrent
-// request) is models.ErrNotFound, and Refresh takes the transaction that
-// handles those cases.
+// rotateLive takes the fast row of the state machine in one statement: a
+// live session of an owner who may authenticate is rotated. Any other row
+// (or a session changed by a concurrent request) is models.ErrNotFound,
+// with nothing changed, and Refresh takes refreshLocked.
 func (s *Service) rotateLive(ctx context.Context, hash string, o Origin) (*Issued, error) {
 	now := s.Now()
 	next, raw, err := s.newSession(uuid.Nil, o, "", "", now)
@@ -104,53 +110,42 @@ func (s *Service) rotateLive(ctx context.Context, hash string, o Origin) (*Issue
 	if err != nil {
 		return nil, err
 	}
-	s.outcome("rotated")
+	s.outcome(transitionFor(tokenActive, true, false).outcome)
 	return s.issue(acc, next, raw)
 }
 
-// decide applies the transition for the locked owner and its session.
+// decide finds the transition of the locked owner and its session and
+// applies its effect.
 func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin) (string, error) {
 	now := s.Now()
 	acc, sess := out.account, out.old
-	switch sess.State(now) {
-	case models.SessionRotated:
-		return "", s.replayed(ctx, tx, out, o, now)
-	case models.SessionRevoked:
-		out.name = "revoked"
-		return "", nil
-	case models.SessionExpired:
-		out.name = "expired"
+	out.transition = transitionFor(tokenState(sess.State(now)), usable(acc), sess.TheftDetectedAt != nil)
+	switch out.effect {
+	case effectRevoke:
 		_, err := s.Sessions.Revoke(ctx, tx, sess.ID, now)
 		return "", err
+	case effectTheft:
+		return "", s.theft(ctx, tx, out, o, now)
+	case effectRotate:
+		next, raw, err := s.newSession(acc.ID, o, clientOf(sess.Client), sess.Platform, now)
+		if err != nil {
+			return "", err
+		}
+		next.ChainID, next.LoginAt = sess.ChainID, sess.LoginAt
+		if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
+			return "", err
+		}
+		out.next = next
+		return raw, nil
 	}
-	if !acc.IsActive || acc.DeletedAt != nil {
-		out.name = "inactive"
-		_, err := s.Sessions.Revoke(ctx, tx, sess.ID, now)
-		return "", err
-	}
-	next, raw, err := s.newSession(acc.ID, o, clientOf(sess.Client), sess.Platform, now)
-	if err != nil {
-		return "", err
-	}
-	next.ChainID, next.LoginAt = sess.ChainID, sess.LoginAt
-	if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
-		return "", err
-	}
-	out.name, out.next = "rotated", next
-	return raw, nil
+	return "", nil
 }
 
-// replayed is the theft response to the replay of a rotated token: the
-// first replay of a chain revokes every session of the owner, increments
-// its token version, marks the chain and records the event; later ones
-// change nothing.
-func (s *Service) replayed(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
+// theft is the response to the first replay of a rotated token of a
+// chain: every session of the owner revoked, its token version
+// incremented, the chain marked and the event recorded.
+func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
 	acc, sess := out.account, out.old
-	if sess.TheftDetectedAt != nil {
-		out.name = "replay_repeated"
-		return nil
-	}
-	out.name = "replay"
 	revoked, err := s.Sessions.RevokeAll(ctx, tx, acc.ID, now)
 	if err != nil {
 		return err

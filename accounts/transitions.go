@@ -1,0 +1,121 @@
+package accounts
+
+import (
+	"fmt"
+
+	"github.com/actionkit/actionkit/models"
+)
+
+// The refresh state machine. One table, refreshTransitions, says what a
+// refresh does for every state of the presented token's session and its
+// owner; decide follows it in Go, and models.SessionStore.RotateLive is its
+// SQL fast path for the one row marked fast. The tests of this package run
+// every row through both, against PostgreSQL, so a rule cannot change in
+// one place only.
+
+// tokenState is the state of the session a refresh token names: one of
+// SPEC.md's derived session states, or a token that names no session.
+type tokenState string
+
+const (
+	tokenMalformed tokenState = "malformed" // not a refresh token at all
+	tokenUnknown   tokenState = "unknown"   // well formed, names no session
+	tokenActive               = tokenState(models.SessionActive)
+	tokenExpired              = tokenState(models.SessionExpired)
+	tokenRevoked              = tokenState(models.SessionRevoked)
+	tokenRotated              = tokenState(models.SessionRotated)
+)
+
+// ownerCond is what a transition needs of the session's owner.
+type ownerCond uint8
+
+const (
+	ownerAny      ownerCond = iota // the owner does not matter
+	ownerUsable                    // active and not deleted
+	ownerUnusable                  // deactivated or soft-deleted
+)
+
+// chainCond is what a transition needs of the session's chain.
+type chainCond uint8
+
+const (
+	chainAny      chainCond = iota // the chain does not matter
+	chainUnmarked                  // no theft detected on it yet
+	chainMarked                    // a theft was detected on it already
+)
+
+// effect is what a transition changes, in the refresh's transaction.
+type effect uint8
+
+const (
+	effectNone effect = iota
+	// effectRotate: the session becomes rotated; a successor with its
+	// chain, login time, client and platform is created and new tokens are
+	// issued.
+	effectRotate
+	// effectRevoke: the session is revoked.
+	effectRevoke
+	// effectTheft: every session of the owner is revoked, its token version
+	// incremented, the chain marked and a refresh_token_reuse event
+	// recorded; after commit the owner's connections are ended.
+	effectTheft
+)
+
+func (e effect) String() string {
+	return [...]string{"none", "rotate", "revoke", "theft"}[e]
+}
+
+// transition is one row of the state machine.
+type transition struct {
+	from    tokenState
+	owner   ownerCond
+	chain   chainCond
+	outcome string // the refresh_outcome metric label; ErrInvalidRefresh unless "rotated"
+	effect  effect
+	// fast: RotateLive takes this row in one statement; for every other
+	// row it changes nothing and answers models.ErrNotFound.
+	fast bool
+}
+
+// refreshTransitions is the single source of the rotation rules (SPEC.md's
+// UserSession transitions, plus the theft marking of CONTRACT.md §9.3).
+var refreshTransitions = []transition{
+	{from: tokenMalformed, outcome: "malformed", effect: effectNone},
+	{from: tokenUnknown, outcome: "unknown", effect: effectNone},
+	{from: tokenActive, owner: ownerUsable, outcome: "rotated", effect: effectRotate, fast: true},
+	{from: tokenActive, owner: ownerUnusable, outcome: "inactive", effect: effectRevoke},
+	{from: tokenExpired, outcome: "expired", effect: effectRevoke},
+	{from: tokenRevoked, outcome: "revoked", effect: effectNone},
+	{from: tokenRotated, chain: chainUnmarked, outcome: "replay", effect: effectTheft},
+	{from: tokenRotated, chain: chainMarked, outcome: "replay_repeated", effect: effectNone},
+}
+
+// transitionFor returns the row that matches a token in state from, whose
+// owner is usable or not and whose chain is marked by a theft or not. It
+// panics if no row or more than one matches: the table must cover every
+// case exactly once (TestTransitionTableIsComplete).
+func transitionFor(from tokenState, usable, marked bool) transition {
+	var found []transition
+	for _, t := range refreshTransitions {
+		if t.from == from && t.owner.holds(usable) && t.chain.holds(marked) {
+			found = append(found, t)
+		}
+	}
+	if len(found) != 1 {
+		panic(fmt.Sprintf("accounts: %d refresh transitions for %s (usable %v, marked %v)", len(found), from, usable, marked))
+	}
+	return found[0]
+}
+
+func (c ownerCond) holds(usable bool) bool {
+	return c == ownerAny || (c == ownerUsable) == usable
+}
+
+func (c chainCond) holds(marked bool) bool {
+	return c == chainAny || (c == chainMarked) == marked
+}
+
+// usable reports whether acc may authenticate.
+func usable(acc *models.Account) bool {
+	return acc.IsActive && acc.DeletedAt == nil
+}
