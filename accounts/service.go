@@ -164,6 +164,9 @@ func (s *Service) Load(ctx context.Context, id, session uuid.UUID) (auth.Princip
 		SessionExpiresAt: *row.SessionExpiresAt}, nil
 }
 
+// OwnerKind returns s.Kind: the account actions name themselves after it.
+func (s *Service) OwnerKind() Kind { return s.Kind }
+
 // Owner returns the auth.Owner declaration of this kind.
 func (s *Service) Owner() auth.Owner { return auth.Owner{Type: s.Kind.Type, Load: s.Load} }
 

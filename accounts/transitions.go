@@ -119,3 +119,25 @@ func (c chainCond) holds(marked bool) bool {
 func usable(acc *models.Account) bool {
 	return acc.IsActive && acc.DeletedAt == nil
 }
+
+// RefreshTransition describes one row of the refresh state machine for
+// those who answer its outcomes, such as the refresh actions and their
+// tests: the outcome (the refresh_outcome metric label) and whether it
+// rotates (issues new tokens) or ends in ErrInvalidRefresh.
+type RefreshTransition struct {
+	From    string // the token's state: malformed, unknown, active, expired, revoked or rotated
+	Outcome string
+	Rotates bool
+	// EndsSessions: the owner's sessions end (a theft); Ended is called.
+	EndsSessions bool
+}
+
+// RefreshTransitions lists every row of the state machine, in order.
+func RefreshTransitions() []RefreshTransition {
+	out := make([]RefreshTransition, len(refreshTransitions))
+	for i, t := range refreshTransitions {
+		out[i] = RefreshTransition{From: string(t.from), Outcome: t.outcome,
+			Rotates: t.effect == effectRotate, EndsSessions: t.effect == effectTheft}
+	}
+	return out
+}

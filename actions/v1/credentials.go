@@ -27,7 +27,7 @@ type ChangePasswordArgs struct {
 
 // Spec declares V1ChangePassword (V1AdminChangePassword for admins).
 func (a *ChangePassword) Spec() action.Spec {
-	s := specFor(a.Accounts, "ChangePassword", "changepassword")
+	s := specFor(a.Accounts.Kind, "ChangePassword", "changepassword")
 	s.Summary = "Change your password; every other session ends"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy}
@@ -49,7 +49,7 @@ func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *Chang
 	case err != nil:
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
 }
 
 // RequestPasswordReset mails a reset link to the address if it belongs to
@@ -66,7 +66,7 @@ type RequestPasswordResetArgs struct {
 
 // Spec declares V1RequestPasswordReset.
 func (a *RequestPasswordReset) Spec() action.Spec {
-	s := specFor(a.Accounts, "RequestPasswordReset", "requestpasswordreset")
+	s := specFor(a.Accounts.Kind, "RequestPasswordReset", "requestpasswordreset")
 	s.Summary = "Ask for a password reset link by mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
@@ -96,7 +96,7 @@ type ResetPasswordArgs struct {
 
 // Spec declares V1ResetPassword.
 func (a *ResetPassword) Spec() action.Spec {
-	s := specFor(a.Accounts, "ResetPassword", "resetpassword")
+	s := specFor(a.Accounts.Kind, "ResetPassword", "resetpassword")
 	s.Summary = "Set a new password with the token of a reset mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{errorcodes.UserInvalidResetToken, errorcodes.ServiceBusy}
@@ -124,7 +124,7 @@ type RequestEmailVerification struct {
 
 // Spec declares V1RequestEmailVerification.
 func (a *RequestEmailVerification) Spec() action.Spec {
-	s := specFor(a.Accounts, "RequestEmailVerification", "requestemailverification")
+	s := specFor(a.Accounts.Kind, "RequestEmailVerification", "requestemailverification")
 	s.Summary = "Ask for a new address verification mail"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
@@ -153,7 +153,7 @@ type VerifyEmailArgs struct {
 
 // Spec declares V1VerifyEmail.
 func (a *VerifyEmail) Spec() action.Spec {
-	s := specFor(a.Accounts, "VerifyEmail", "verifyemail")
+	s := specFor(a.Accounts.Kind, "VerifyEmail", "verifyemail")
 	s.Summary = "Confirm your address with the token of a verification mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{errorcodes.UserInvalidVerificationToken}

@@ -26,7 +26,7 @@ type LoginArgs struct {
 // Spec declares V1Login (V1AdminLogin for admins).
 func (a *Login) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes
-	s := specFor(a.Accounts, "Login", "login")
+	s := specFor(a.Accounts.Kind, "Login", "login")
 	s.Summary = "Log in with e-mail and password"
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
@@ -45,5 +45,5 @@ func (a *Login) Run(ctx context.Context, req *action.Request, in *LoginArgs) (*S
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
 }

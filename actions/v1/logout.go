@@ -22,7 +22,7 @@ type LogoutArgs struct {
 
 // Spec declares V1Logout (V1AdminLogout for admins).
 func (a *Logout) Spec() action.Spec {
-	s := specFor(a.Accounts, "Logout", "logout")
+	s := specFor(a.Accounts.Kind, "Logout", "logout")
 	s.Summary = "End the current session"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	s.SameSite = true // reads and clears the refresh cookie
@@ -32,7 +32,7 @@ func (a *Logout) Spec() action.Spec {
 // Run ends the session and clears the cookie. A missing, unknown or
 // foreign refresh token is ignored: the answer is 200 all the same.
 func (a *Logout) Run(ctx context.Context, req *action.Request, in *LogoutArgs) (*Empty, error) {
-	raw := refreshTokenOf(a.Accounts, req, in.RefreshToken)
+	raw := refreshTokenOf(a.Accounts.Kind, req, in.RefreshToken)
 	if err := a.Accounts.Logout(ctx, req.Caller.ID, req.Caller.Session, raw, Origin(req)); err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ type LogoutAll struct {
 
 // Spec declares V1LogoutAll (V1AdminLogoutAll for admins).
 func (a *LogoutAll) Spec() action.Spec {
-	s := specFor(a.Accounts, "LogoutAll", "logoutall")
+	s := specFor(a.Accounts.Kind, "LogoutAll", "logoutall")
 	s.Summary = "End every session"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	s.SameSite = true // clears the refresh cookie

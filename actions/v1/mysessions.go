@@ -19,7 +19,7 @@ type Sessions struct {
 
 // Spec declares V1Sessions.
 func (a *Sessions) Spec() action.Spec {
-	s := specFor(a.Accounts, "Sessions", "sessions")
+	s := specFor(a.Accounts.Kind, "Sessions", "sessions")
 	s.Summary = "List where you are logged in"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	return s
@@ -49,7 +49,7 @@ type RevokeSessionArgs struct {
 
 // Spec declares V1RevokeSession.
 func (a *RevokeSession) Spec() action.Spec {
-	s := specFor(a.Accounts, "RevokeSession", "revokesession")
+	s := specFor(a.Accounts.Kind, "RevokeSession", "revokesession")
 	s.Summary = "End one of your sessions"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	s.Errors = []errorcodes.Code{errorcodes.UserSessionNotFound}
@@ -86,7 +86,7 @@ type PageArgs struct {
 
 // Spec declares V1SecurityEvents.
 func (a *SecurityEvents) Spec() action.Spec {
-	s := specFor(a.Accounts, "SecurityEvents", "securityevents")
+	s := specFor(a.Accounts.Kind, "SecurityEvents", "securityevents")
 	s.Summary = "Page through your security events"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
 	return s

@@ -13,7 +13,14 @@ import (
 
 // Read returns the caller's own account.
 type Read struct {
-	Accounts *accounts.Service
+	Accounts Reader
+}
+
+// Reader is what Read needs of the account engine: an *accounts.Service,
+// or a fake in a unit test.
+type Reader interface {
+	OwnerKind() accounts.Kind
+	Account(ctx context.Context, id uuid.UUID) (*models.Account, error)
 }
 
 // ReadArgs are the arguments of Read: an optional id, which must be the
@@ -24,26 +31,26 @@ type ReadArgs struct {
 
 // Spec declares V1Read (V1AdminRead for admins).
 func (a *Read) Spec() action.Spec {
-	s := specFor(a.Accounts, "Read", "read")
+	s := specFor(a.Accounts.OwnerKind(), "Read", "read")
 	s.Summary = "Read your own profile"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
-	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.AccountNotFound}
+	s.Auth = action.Owner(a.Accounts.OwnerKind().Type)
+	s.Errors = []errorcodes.Code{a.Accounts.OwnerKind().Codes.AccountNotFound}
 	return s
 }
 
 // Run answers the account the authenticator loaded for this request.
 func (a *Read) Run(ctx context.Context, req *action.Request, in *ReadArgs) (*AccountResult, error) {
 	if in.ID != nil && *in.ID != req.Caller.ID {
-		return nil, a.Accounts.Kind.Codes.AccountNotFound.New()
+		return nil, a.Accounts.OwnerKind().Codes.AccountNotFound.New()
 	}
 	acc, ok := req.Caller.Record.(*models.Account)
 	if !ok {
 		var err error
 		if acc, err = a.Accounts.Account(ctx, req.Caller.ID); err != nil {
-			return nil, AccountError(a.Accounts.Kind, err)
+			return nil, AccountError(a.Accounts.OwnerKind(), err)
 		}
 	}
-	if a.Accounts.Kind.Type == accounts.Admins.Type {
+	if a.Accounts.OwnerKind().Type == accounts.Admins.Type {
 		return &AccountResult{Admin: ViewAccount(acc)}, nil
 	}
 	return &AccountResult{User: ViewAccount(acc)}, nil

@@ -29,7 +29,7 @@ type RegisterArgs struct {
 
 // Spec declares V1Register.
 func (a *Register) Spec() action.Spec {
-	s := specFor(a.Accounts, "Register", "register")
+	s := specFor(a.Accounts.Kind, "Register", "register")
 	s.Summary = "Create an account and log in"
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
@@ -51,7 +51,7 @@ func (a *Register) Run(ctx context.Context, req *action.Request, in *RegisterArg
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return SessionAnswer(a.Accounts, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
 }
 
 // validTimezone accepts IANA zone names; "Local" names the server's zone

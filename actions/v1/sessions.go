@@ -8,13 +8,13 @@ import (
 // SessionAnswer builds the answer of register, login and refresh and sets
 // the refresh cookie. The raw refresh token goes in the body only for app
 // sessions.
-func SessionAnswer(svc *accounts.Service, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
-	cookies.Set(req, svc.Kind.Type, iss.RefreshToken)
+func SessionAnswer(kind accounts.Kind, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
+	cookies.Set(req, kind.Type, iss.RefreshToken)
 	out := &SessionResult{Token: iss.AccessToken}
 	if iss.Session.Client == string(action.App) {
 		out.RefreshToken = iss.RefreshToken
 	}
-	if svc.Kind.Type == accounts.Admins.Type {
+	if kind.Type == accounts.Admins.Type {
 		out.Admin = ViewAccount(iss.Account)
 	} else {
 		out.User = ViewAccount(iss.Account)
@@ -24,17 +24,17 @@ func SessionAnswer(svc *accounts.Service, cookies Cookies, req *action.Request, 
 
 // specFor names an account action of svc's kind: verb "Login" becomes
 // V1Login at /v1/users/login, or V1AdminLogin at /v1/admins/login.
-func specFor(svc *accounts.Service, verb, path string) action.Spec {
+func specFor(kind accounts.Kind, verb, path string) action.Spec {
 	return action.Spec{
-		Name: "V1" + svc.Kind.Title + verb,
-		Path: "/v1/" + svc.Kind.Plural + "/" + path,
+		Name: "V1" + kind.Title + verb,
+		Path: "/v1/" + kind.Plural + "/" + path,
 	}
 }
 
 // refreshTokenOf reads the refresh token: the cookie first, then the
 // argument (mobile clients).
-func refreshTokenOf(svc *accounts.Service, req *action.Request, arg string) string {
-	if v, ok := req.Cookie(svc.Kind.Type.RefreshCookie()); ok && v != "" {
+func refreshTokenOf(kind accounts.Kind, req *action.Request, arg string) string {
+	if v, ok := req.Cookie(kind.Type.RefreshCookie()); ok && v != "" {
 		return v
 	}
 	return arg

@@ -64,7 +64,7 @@ func (a *Login) Run(ctx context.Context, req *action.Request, in *v1.LoginArgs) 
 		return nil, v1.AccountError(a.Accounts.Kind, err)
 	}
 	return &LoginResult{
-		SessionResult:  *v1.SessionAnswer(a.Accounts, a.Cookies, req, iss),
+		SessionResult:  *v1.SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss),
 		TokenExpiresAt: iss.AccessExpiresAt,
 		Session: &SessionView{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
 			Client: iss.Session.Client, Platform: iss.Session.Platform},
