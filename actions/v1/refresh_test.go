@@ -11,8 +11,8 @@ import (
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
-	"github.com/actionkit/actionkit/actiontest"
 	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/actiontest"
 	"github.com/actionkit/actionkit/dependency"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/models"
