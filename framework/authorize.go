@@ -3,6 +3,7 @@ package framework
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/actionkit/actionkit/action"
@@ -11,17 +12,21 @@ import (
 
 var platformRe = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 
-// parseClientHeaders reads X-Client (web or app, default web) and
-// X-Platform (1-32 of a-z 0-9 _ -, default web), trimmed and lowercased.
-func parseClientHeaders(r *http.Request, req *action.Request) *errorcodes.Error {
-	client := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Client")))
-	switch client {
-	case "", string(action.Web):
-		req.Client = action.Web
-	case string(action.App):
-		req.Client = action.App
+// parseClientHeaders reads X-Client (one of the conventions' client
+// types, by default the first) and X-Platform (1-32 of a-z 0-9 _ -,
+// default web), trimmed and lowercased.
+func (f *Framework) parseClientHeaders(r *http.Request, req *action.Request) *errorcodes.Error {
+	client := action.Client(strings.ToLower(strings.TrimSpace(r.Header.Get("X-Client"))))
+	switch {
+	case client == "":
+		req.Client = f.conv.Clients[0]
+	case slices.Contains(f.conv.Clients, client):
+		req.Client = client
 	default:
-		return invalid("X-Client", "client", "must be web or app", nil)
+		if slices.Equal(f.conv.Clients, DefaultConventions().Clients) {
+			return invalid("X-Client", "client", "must be web or app", nil)
+		}
+		return invalid("X-Client", "client_of", "must be one of: {clients}", map[string]any{"clients": clientList(f.conv.Clients)})
 	}
 	platform := strings.ToLower(strings.TrimSpace(r.Header.Get("X-Platform")))
 	if platform == "" {
@@ -41,7 +46,7 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 		return nil
 	}
 	var caller *action.Caller
-	if f.cfg.Authenticator != nil && r.Header.Get("Authorization") != "" {
+	if f.cfg.Authenticator != nil && f.conv.Presents(r) {
 		c, err := f.cfg.Authenticator.Authenticate(r.Context(), r)
 		if err != nil {
 			return err
@@ -60,4 +65,13 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 		}
 	}
 	return nil
+}
+
+// clientList reads "kiosk, cli".
+func clientList(cs []action.Client) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = string(c)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -21,6 +21,11 @@ import (
 // answers that error like an action's: SERVICE_UNAVAILABLE when it is marked
 // by dependency.Unavailable (the database is unreachable), else
 // INTERNAL_SERVER_ERROR.
+//
+// The framework asks it only about a request that presents a credential,
+// by the authenticator's Conventions (DefaultConventions: an Authorization
+// header), which also name the client types and the OpenAPI security
+// schemes.
 type Authenticator interface {
 	Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error)
 }
@@ -105,6 +110,7 @@ type Framework struct {
 	actions   []Descriptor
 	rules     map[string]validation.Rule
 	requestID *idSource
+	conv      Conventions
 }
 
 var _ http.Handler = (*Framework)(nil)
@@ -145,6 +151,7 @@ func New(cfg Config) *Framework {
 	}
 	f.paths = map[string]string{}
 	f.requestID = newIDSource()
+	f.conv = conventionsOf(cfg.Authenticator)
 	f.router = httprouter.New()
 	f.router.RedirectTrailingSlash = false
 	f.router.RedirectFixedPath = false

@@ -118,10 +118,12 @@ type (
 		Content     map[string]oaMedia `json:"content,omitempty"`
 	}
 	oaSecurityScheme struct {
-		Type        string `json:"type"`
-		In          string `json:"in"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
+		Type         string `json:"type"`
+		Scheme       string `json:"scheme,omitempty"`
+		BearerFormat string `json:"bearerFormat,omitempty"`
+		In           string `json:"in,omitempty"`
+		Name         string `json:"name,omitempty"`
+		Description  string `json:"description"`
 	}
 	oaComponents struct {
 		Schemas         map[string]Schema           `json:"schemas,omitempty"`
@@ -220,12 +222,16 @@ func errorSchema() Schema {
 
 // clientHeaderParams are the X-Client and X-Platform headers every action
 // reads.
-func clientHeaderParams() map[string]oaParameter {
+func clientHeaderParams(clients []action.Client) map[string]oaParameter {
+	enum := make([]string, len(clients))
+	for i, c := range clients {
+		enum[i] = string(c)
+	}
 	return map[string]oaParameter{
 		"X-Client": {
 			Name: "X-Client", In: "header",
 			Description: "The client type, trimmed and lowercased; it selects the audience of issued tokens. Any other value is 400 BAD_REQUEST_INVALID_ARGUMENTS.",
-			Schema:      Schema{"type": "string", "enum": []string{string(action.Web), string(action.App)}, "default": string(action.Web)},
+			Schema:      Schema{"type": "string", "enum": enum, "default": enum[0]},
 		},
 		"X-Platform": {
 			Name: "X-Platform", In: "header",

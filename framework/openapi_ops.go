@@ -30,7 +30,7 @@ func newOpenAPIGen(f *Framework, info OpenAPIInfo) *openAPIGen {
 		comp: oaComponents{
 			Schemas:         map[string]Schema{"Error": errorSchema()},
 			Responses:       map[string]oaResponse{},
-			Parameters:      clientHeaderParams(),
+			Parameters:      clientHeaderParams(f.conv.Clients),
 			Headers:         standardHeaders(),
 			SecuritySchemes: map[string]oaSecurityScheme{},
 		},
@@ -77,7 +77,7 @@ func (g *openAPIGen) actionOperation(d Descriptor, m string) oaOperation {
 	op := oaOperation{
 		OperationID: operationID(s.Name, m),
 		Summary:     s.Summary,
-		Description: actionDescription(s, m),
+		Description: g.actionDescription(s, m),
 		Tags:        []string{g.tag(actionTag(s.Path))},
 		Parameters:  []oaParameter{{Ref: "#/components/parameters/X-Client"}, {Ref: "#/components/parameters/X-Platform"}},
 		Responses:   g.actionResponses(d, m == http.MethodHead),
@@ -125,11 +125,11 @@ func (g *openAPIGen) tag(name string) string {
 }
 
 // actionDescription states the framework's conventions for one operation.
-func actionDescription(s action.Spec, m string) string {
+func (g *openAPIGen) actionDescription(s action.Spec, m string) string {
 	var b strings.Builder
 	switch s.Auth.Kind {
 	case action.KindOwner:
-		fmt.Fprintf(&b, "Requires an access token of owner type %s (`Authorization: %s <token>`)", s.Auth.Owner, s.Auth.Owner.Scheme())
+		fmt.Fprintf(&b, "Requires an access token of owner type %s (`%s`)", s.Auth.Owner, g.f.conv.Security(s.Auth.Owner).Usage)
 		if len(s.Clients) > 0 {
 			var cs []string
 			for _, c := range s.Clients {
@@ -139,7 +139,7 @@ func actionDescription(s action.Spec, m string) string {
 		}
 		b.WriteString("; any other caller gets 401 UNAUTHORIZED.")
 	case action.KindLoggedOut:
-		fmt.Fprintf(&b, "The caller must be logged out: a valid `%s` access token is refused with 401 UNAUTHORIZED (a missing or invalid one is ignored).", s.Auth.Owner.Scheme())
+		fmt.Fprintf(&b, "The caller must be logged out: a valid `%s` access token is refused with 401 UNAUTHORIZED (a missing or invalid one is ignored).", g.f.conv.Security(s.Auth.Owner).Name)
 	default:
 		b.WriteString("Anyone may call it; an Authorization header is ignored.")
 	}
@@ -156,12 +156,12 @@ func actionDescription(s action.Spec, m string) string {
 
 // securityScheme declares the scheme of owner type t and returns its name.
 func (g *openAPIGen) securityScheme(t action.OwnerType) string {
-	name := t.Scheme()
-	g.comp.SecuritySchemes[name] = oaSecurityScheme{
-		Type: "apiKey", In: "header", Name: "Authorization",
-		Description: fmt.Sprintf("An access token of owner type %s, sent with its scheme: the header value is \"%s <token>\".", t, name),
+	sc := g.f.conv.Security(t)
+	g.comp.SecuritySchemes[sc.Name] = oaSecurityScheme{
+		Type: sc.Type, Scheme: sc.Scheme, BearerFormat: sc.BearerFormat, In: sc.In, Name: sc.Header,
+		Description: sc.Description,
 	}
-	return name
+	return sc.Name
 }
 
 // actionResponses lists the success and error answers of d.

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"slices"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -34,7 +35,7 @@ var (
 // "success".
 func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	spec := a.Spec()
-	checkSpec(spec)
+	checkSpec(spec, f.conv.Clients)
 	if owner, taken := f.paths[spec.Path]; taken {
 		panic(fmt.Sprintf("framework: %s: path %s is already taken by %q", spec.Name, spec.Path, owner))
 	}
@@ -61,7 +62,7 @@ func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	f.actions = append(f.actions, Descriptor{Spec: spec, Args: args, Result: resultType})
 }
 
-func checkSpec(s action.Spec) {
+func checkSpec(s action.Spec, clients []action.Client) {
 	nm := nameRe.FindStringSubmatch(s.Name)
 	if nm == nil {
 		panic(fmt.Sprintf("framework: action name %q must look like V1Login", s.Name))
@@ -80,7 +81,7 @@ func checkSpec(s action.Spec) {
 		panic(fmt.Sprintf("framework: %s: auth needs an owner type", s.Name))
 	}
 	for _, c := range s.Clients {
-		if c != action.Web && c != action.App {
+		if !slices.Contains(clients, c) {
 			panic(fmt.Sprintf("framework: %s: unknown client %q", s.Name, c))
 		}
 	}
@@ -126,7 +127,7 @@ func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Locale = f.resolveLocale(nil, vals["lang"], r.Header.Get("Accept-Language"))
 	st.locale = req.Locale
-	if err := parseClientHeaders(r, req); err != nil {
+	if err := f.parseClientHeaders(r, req); err != nil {
 		f.writeError(w, r, err, nil)
 		return
 	}

@@ -14,11 +14,27 @@ type Cookies struct {
 	Secure bool
 	// MaxAge is the refresh-token lifetime, sent when the cookie is set.
 	MaxAge time.Duration
+	// Name names the refresh cookie of an owner type; nil means
+	// OwnerType.RefreshCookie ("jwt-user-refresh").
+	Name func(action.OwnerType) string
+}
+
+// NameOf is the name of owner's refresh cookie.
+func (c Cookies) NameOf(owner action.OwnerType) string {
+	if c.Name != nil {
+		return c.Name(owner)
+	}
+	return owner.RefreshCookie()
+}
+
+// Read returns the refresh token the request's cookie carries, if any.
+func (c Cookies) Read(req *action.Request, owner action.OwnerType) (string, bool) {
+	return req.Cookie(c.NameOf(owner))
 }
 
 func (c Cookies) base(owner action.OwnerType, value string) *http.Cookie {
 	return &http.Cookie{
-		Name:     owner.RefreshCookie(),
+		Name:     c.NameOf(owner),
 		Value:    value,
 		Path:     "/",
 		HttpOnly: true,

@@ -32,7 +32,7 @@ func (a *Logout) Spec() action.Spec {
 // Run ends the session and clears the cookie. A missing, unknown or
 // foreign refresh token is ignored: the answer is 200 all the same.
 func (a *Logout) Run(ctx context.Context, req *action.Request, in *LogoutArgs) (*Empty, error) {
-	raw := refreshTokenOf(a.Accounts.Kind, req, in.RefreshToken)
+	raw := refreshTokenOf(a.Accounts.Kind, a.Cookies, req, in.RefreshToken)
 	if err := a.Accounts.Logout(ctx, req.Caller.ID, req.Caller.Session, raw, Origin(req)); err != nil {
 		return nil, err
 	}

@@ -43,10 +43,10 @@ func (a *Refresh) Spec() action.Spec {
 // Run rotates the token. A failed refresh clears the cookie, which holds a
 // token that can never work again.
 func (a *Refresh) Run(ctx context.Context, req *action.Request, in *RefreshArgs) (*SessionResult, error) {
-	raw := refreshTokenOf(a.Accounts.OwnerKind(), req, in.RefreshToken)
+	raw := refreshTokenOf(a.Accounts.OwnerKind(), a.Cookies, req, in.RefreshToken)
 	iss, err := a.Accounts.Refresh(ctx, raw, Origin(req))
 	if err != nil {
-		if _, had := req.Cookie(a.Accounts.OwnerKind().Type.RefreshCookie()); had {
+		if _, had := a.Cookies.Read(req, a.Accounts.OwnerKind().Type); had {
 			a.Cookies.Clear(req, a.Accounts.OwnerKind().Type)
 		}
 		return nil, AccountError(a.Accounts.OwnerKind(), err)

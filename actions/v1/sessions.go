@@ -33,8 +33,8 @@ func specFor(kind accounts.Kind, verb, path string) action.Spec {
 
 // refreshTokenOf reads the refresh token: the cookie first, then the
 // argument (mobile clients).
-func refreshTokenOf(kind accounts.Kind, req *action.Request, arg string) string {
-	if v, ok := req.Cookie(kind.Type.RefreshCookie()); ok && v != "" {
+func refreshTokenOf(kind accounts.Kind, cookies Cookies, req *action.Request, arg string) string {
+	if v, ok := cookies.Read(req, kind.Type); ok && v != "" {
 		return v
 	}
 	return arg
