@@ -1,12 +1,12 @@
 package framework
 
 import (
-	"slices"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/actionkit/actionkit/action"
