@@ -57,26 +57,15 @@ type app struct {
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
-// applies migrations under an advisory lock, and builds the shared parts.
-// Redis is dialled lazily: a Redis outage at start only makes /ready fail.
+// applies migrations under an advisory lock, and composes the process with
+// compose. Redis is dialled lazily: a Redis outage at start only makes
+// /ready fail.
 func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	if cfg.generatedSecret {
 		log.Warn("ACCESS_TOKEN_SECRET is not set: using a random secret for this process; its tokens die with it")
 	}
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
-	if err != nil {
-		return nil, fmt.Errorf("LOCALES: %w", err)
-	}
-	templates, err := mail.NewTemplates(cfg.Locales)
-	if err != nil {
-		return nil, fmt.Errorf("LOCALES: %w", err)
-	}
 	if cfg.SMTP == nil && cfg.production() {
 		log.Warn("SMTP_URL is not set: no mail can be sent; password reset and e-mail verification requests answer 503")
-	}
-	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ACCESS_TOKEN_SECRET: %w", err)
 	}
 	if err := models.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
 		return nil, fmt.Errorf("database: %w", err)
@@ -89,9 +78,34 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	rc, err := newRedisClient(cfg.RedisURL)
+	a, err := compose(cfg, log, db)
 	if err != nil {
 		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// compose builds every part of the process from cfg and the database pool
+// (nil: none, for a test that only describes the actions), eagerly and in
+// this one place: the catalog, the token and password machinery, the Redis
+// clients (which connect lazily), the emitter, the mailer, and the account
+// and posts engines. Every role and action takes its parts from the app.
+func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
+	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
+	if err != nil {
+		return nil, fmt.Errorf("LOCALES: %w", err)
+	}
+	templates, err := mail.NewTemplates(cfg.Locales)
+	if err != nil {
+		return nil, fmt.Errorf("LOCALES: %w", err)
+	}
+	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ACCESS_TOKEN_SECRET: %w", err)
+	}
+	rc, err := newRedisClient(cfg.RedisURL)
+	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	a := &app{
@@ -115,6 +129,9 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	case !cfg.production():
 		a.mailer.Sender = mail.LogSender{Log: log}
 	}
+	a.users = a.newAccounts(accounts.Users)
+	a.admins = a.newAccounts(accounts.Admins)
+	a.posts = a.newPosts()
 	return a, nil
 }
 
@@ -124,6 +141,9 @@ func (a *app) close() {
 	}
 	if err := a.redis.Close(); err != nil {
 		a.log.Warn("closing redis pool", "error", err)
+	}
+	if a.db == nil {
+		return
 	}
 	if err := a.db.Close(); err != nil {
 		a.log.Warn("closing database pool", "error", err)

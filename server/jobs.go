@@ -15,7 +15,7 @@ import (
 // jobs are the background jobs of the bundled server.
 func (a *app) jobs() []queues.Job {
 	users, admins := a.services()
-	svc := a.postService()
+	svc := a.posts
 	return []queues.Job{
 		{Queue: queues.PostQueue, Name: queues.V1PublishTask, Handler: a.counted(queues.V1PublishTask, func(ctx context.Context, job *work.Job) error {
 			id, err := uuid.Parse(job.ArgString("postId"))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
-	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/internal/openapitest"
@@ -26,14 +25,12 @@ func appActions(t testing.TB, env map[string]string) []framework.Descriptor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
+	a, err := compose(cfg, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &app{cfg: cfg, log: slog.New(slog.DiscardHandler), catalog: catalog, hasher: auth.NewHasher(cfg.Hashing),
-		metrics: newMetrics(), redis: newRedisPool(cfg.RedisURL)}
-	t.Cleanup(func() { _ = a.redis.Close() })
-	fw := framework.New(framework.Config{Catalog: catalog, Rules: validationRules(a), Mods: v1.Mods(catalog)})
+	t.Cleanup(a.close)
+	fw := framework.New(framework.Config{Catalog: a.catalog, Rules: validationRules(a), Mods: v1.Mods(a.catalog)})
 	a.registerActions(fw)
 	return fw.Actions()
 }

@@ -16,14 +16,9 @@ import (
 	"github.com/actionkit/actionkit/ratelimit"
 )
 
-// services builds the account engine of each owner kind once per process.
-func (a *app) services() (users, admins *accounts.Service) {
-	if a.users == nil {
-		a.users = a.newAccounts(accounts.Users)
-		a.admins = a.newAccounts(accounts.Admins)
-	}
-	return a.users, a.admins
-}
+// services returns the account engine of each owner kind (built by
+// compose).
+func (a *app) services() (users, admins *accounts.Service) { return a.users, a.admins }
 
 // loginFirstDelay is the first delay of the login slow-down; zero means the
 // contract's 1 s. Tests lengthen it, once before any server starts, so that
@@ -58,17 +53,14 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	return s
 }
 
-// postService builds the posts engine once per process.
-func (a *app) postService() *posts.Service {
-	if a.posts == nil {
-		a.posts = &posts.Service{
-			DB: a.db, Store: models.PostStore{}.Prepared(a.db), Emitter: a.emitter, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
-			Moderate: posts.Moderator{Blocked: a.cfg.ModerationBlocklist}.Check,
-			Now:      a.now, Log: a.log,
-			Published: func(how string) { a.metrics.published.WithLabelValues(how).Inc() },
-		}
+// newPosts builds the posts engine (compose calls it once).
+func (a *app) newPosts() *posts.Service {
+	return &posts.Service{
+		DB: a.db, Store: models.PostStore{}.Prepared(a.db), Emitter: a.emitter, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
+		Moderate: posts.Moderator{Blocked: a.cfg.ModerationBlocklist}.Check,
+		Now:      a.now, Log: a.log,
+		Published: func(how string) { a.metrics.published.WithLabelValues(how).Inc() },
 	}
-	return a.posts
 }
 
 // authenticator resolves users and admins from their access tokens.
@@ -115,6 +107,6 @@ func (a *app) registerActions(fw *framework.Framework) {
 	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
 	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
-	framework.Register(fw, &v1.CreatePost{Posts: a.postService()})
-	framework.Register(fw, &v1.Publish{Posts: a.postService()})
+	framework.Register(fw, &v1.CreatePost{Posts: a.posts})
+	framework.Register(fw, &v1.Publish{Posts: a.posts})
 }
