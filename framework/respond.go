@@ -2,7 +2,9 @@ package framework
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -73,6 +75,17 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 		e, cookies = f.unavailable(st, dep, err), nil
 		ok = true
 	}
+	if !ok && clientGone(r, err) {
+		// Nobody reads this answer, and nothing failed on our side: the
+		// client closed its connection while the request ran.
+		attrs := []any{"error", err}
+		if st != nil {
+			attrs = append(attrs, "requestId", st.id, "action", st.action)
+		}
+		f.log.Info("request canceled by its client", attrs...)
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	if !ok || e.Code.Status >= 500 && e.Code.ID == errorcodes.InternalServerError.ID {
 		attrs := []any{"error", err}
 		if st != nil {
@@ -104,6 +117,17 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(raw)
 	}
+}
+
+// StatusClientClosedRequest is the status recorded (in the access log and
+// the Observation) for a request whose client went away before its answer:
+// nginx's 499. It is not a server error.
+const StatusClientClosedRequest = 499
+
+// clientGone reports whether err is the cancellation of r's own context,
+// which net/http cancels when the client closes the connection.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && errors.Is(err, context.Canceled)
 }
 
 // unavailable logs a dependency outage met by a request, records it for

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -68,4 +70,52 @@ func TestDependencyOutageAnswers503(t *testing.T) {
 	if res := do(t, f, http.MethodPost, "/v1/probe?must=fail", "", ""); res.Code != 500 {
 		t.Errorf("an unmarked error: got %d, want 500", res.Code)
 	}
+}
+
+// TestClientGoneIsNotAnInternalError: when the client closes its
+// connection while the request runs, the canceled work is recorded as 499
+// and logged at info level, not answered 500 and logged as an error.
+func TestClientGoneIsNotAnInternalError(t *testing.T) {
+	var mu sync.Mutex
+	var seen []Observation
+	var logs strings.Builder
+	f := newTestFramework(t, Config{
+		Logger:  slog.New(slog.NewTextHandler(&syncWriter{w: &logs, mu: &mu}, nil)),
+		Observe: func(o Observation) { mu.Lock(); seen = append(seen, o); mu.Unlock() },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	Register(f, actionFunc[noArgs, noArgs]{spec: specFor("V1Slow", "/v1/slow"), run: func(req *action.Request) (*noArgs, error) {
+		cancel() // the client hangs up while the action waits on the database
+		return nil, fmt.Errorf("load: %w", ctx.Err())
+	}})
+	Register(f, actionFunc[noArgs, noArgs]{spec: specFor("V1Broken", "/v1/broken"), run: func(req *action.Request) (*noArgs, error) {
+		return nil, fmt.Errorf("load: %w", context.Canceled) // canceled, but the client is still there
+	}})
+	w := httptest.NewRecorder()
+	f.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/slow", nil).WithContext(ctx))
+	if w.Code != StatusClientClosedRequest || w.Body.Len() != 0 {
+		t.Errorf("client gone: %d %q, want 499 and no body", w.Code, w.Body)
+	}
+	if res := do(t, f, http.MethodGet, "/v1/broken", "", ""); res.Code != 500 {
+		t.Errorf("a cancellation of our own making: %d, want 500", res.Code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0].Status != 499 || seen[1].Status != 500 {
+		t.Errorf("observations: %+v", seen)
+	}
+	if n := strings.Count(logs.String(), "level=ERROR"); n != 1 || !strings.Contains(logs.String(), "request canceled by its client") {
+		t.Errorf("want one error (the 500) and an info line for the 499:\n%s", logs.String())
+	}
+}
+
+type syncWriter struct {
+	w  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
