@@ -40,13 +40,13 @@ var Users = Kind{
 	Plural: "users",
 	Tables: models.UserTables,
 	Codes: Codes{
-		InvalidCredentials:     errorcodes.UserInvalidLoginCredentials,
-		AccountInactive:        errorcodes.UserAccountInactive,
-		AccountDeleted:         errorcodes.UserAccountDeleted,
-		AccountNotFound:        errorcodes.UserAccountDoesNotExist,
-		InvalidRefresh:         errorcodes.UserUnauthorizedInvalidRefresh,
-		AlreadyExists:          errorcodes.UserAlreadyExists,
-		InvalidCurrentPassword: errorcodes.UserInvalidCurrentPassword,
+		InvalidCredentials:     UserInvalidLoginCredentials,
+		AccountInactive:        UserAccountInactive,
+		AccountDeleted:         UserAccountDeleted,
+		AccountNotFound:        UserAccountDoesNotExist,
+		InvalidRefresh:         UserUnauthorizedInvalidRefresh,
+		AlreadyExists:          UserAlreadyExists,
+		InvalidCurrentPassword: UserInvalidCurrentPassword,
 	},
 }
 
@@ -58,11 +58,11 @@ var Admins = Kind{
 	Title:  "Admin",
 	Tables: models.AdminTables,
 	Codes: Codes{
-		InvalidCredentials:     errorcodes.AdminInvalidLoginCredentials,
-		AccountInactive:        errorcodes.AdminAccountInactive,
-		AccountDeleted:         errorcodes.AdminAccountDeleted,
-		AccountNotFound:        errorcodes.AdminAccountDoesNotExist,
-		InvalidRefresh:         errorcodes.AdminUnauthorizedInvalidRefresh,
-		InvalidCurrentPassword: errorcodes.AdminInvalidCurrentPassword,
+		InvalidCredentials:     AdminInvalidLoginCredentials,
+		AccountInactive:        AdminAccountInactive,
+		AccountDeleted:         AdminAccountDeleted,
+		AccountNotFound:        AdminAccountDoesNotExist,
+		InvalidRefresh:         AdminUnauthorizedInvalidRefresh,
+		InvalidCurrentPassword: AdminInvalidCurrentPassword,
 	},
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,11 +29,37 @@ type Catalog struct {
 	messages map[string]map[string]string
 }
 
+// checkCodes refuses a malformed code, and two codes of one ID or of one
+// message key: an application's codes must not clash with the
+// framework's or with each other's.
+func checkCodes(codes []Code) error {
+	ids, keys := map[string]Code{}, map[string]Code{}
+	for _, c := range codes {
+		if err := c.Check(); err != nil {
+			return err
+		}
+		if prev, dup := ids[c.ID()]; dup {
+			return fmt.Errorf("errorcodes: code %s is registered twice (%q and %q)", c.ID(), string(prev), string(c))
+		}
+		if prev, dup := keys[c.Key()]; dup {
+			return fmt.Errorf("errorcodes: codes %s and %s share the message key %q", prev.ID(), c.ID(), c.Key())
+		}
+		ids[c.ID()], keys[c.Key()] = c, c
+	}
+	return nil
+}
+
 // NewCatalog builds a catalog for locales (such as "en", "es", "zh-TW") from
 // the built-in messages and extra, whose entries are added to (or override)
-// the built-in ones. It fails when a locale has no messages at all or lacks
-// a message for one of codes; the default locale is always included.
+// the built-in ones. codes are every code the application answers: the
+// framework's (Framework) and its own. It fails when a code is malformed or
+// given twice (by ID or by message key), when a locale has no messages at
+// all, or when it lacks a message for one of codes; the default locale is
+// always included.
 func NewCatalog(locales []string, codes []Code, extra ...Messages) (*Catalog, error) {
+	if err := checkCodes(codes); err != nil {
+		return nil, err
+	}
 	c := &Catalog{byLower: map[string]string{}, byBase: map[string]string{}, messages: map[string]map[string]string{}}
 	if err := c.load(extra); err != nil {
 		return nil, err
@@ -47,8 +74,8 @@ func NewCatalog(locales []string, codes []Code, extra ...Messages) (*Catalog, er
 			return nil, fmt.Errorf("errorcodes: no messages for locale %q", loc)
 		}
 		for _, code := range codes {
-			if msgs[code.Key] == "" {
-				return nil, fmt.Errorf("errorcodes: locale %q has no message for %s (key %q)", loc, code.ID, code.Key)
+			if msgs[code.Key()] == "" {
+				return nil, fmt.Errorf("errorcodes: locale %q has no message for %s (key %q)", loc, code.ID(), code.Key())
 			}
 		}
 		if _, dup := c.byLower[strings.ToLower(loc)]; dup {
@@ -69,23 +96,90 @@ func NewCatalog(locales []string, codes []Code, extra ...Messages) (*Catalog, er
 	return c, nil
 }
 
-func (c *Catalog) load(extra []Messages) error {
-	files, err := fs.Glob(builtin, "messages/*.json")
+// LoadMessages reads the messages of every locale from the files
+// dir/<locale>.json of fsys (each a JSON object of key to message), as an
+// application embeds them beside its codes.
+func LoadMessages(fsys fs.FS, dir string) (Messages, error) {
+	files, err := fs.Glob(fsys, path.Join(dir, "*.json"))
 	if err != nil {
-		return err
+		return nil, err
 	}
+	out := Messages{}
 	for _, name := range files {
-		raw, err := builtin.ReadFile(name)
+		raw, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var msgs map[string]string
 		if err := json.Unmarshal(raw, &msgs); err != nil {
-			return fmt.Errorf("errorcodes: %s: %w", name, err)
+			return nil, fmt.Errorf("errorcodes: %s: %w", name, err)
 		}
-		c.messages[strings.TrimSuffix(strings.TrimPrefix(name, "messages/"), ".json")] = msgs
+		out[strings.TrimSuffix(path.Base(name), ".json")] = msgs
 	}
-	for _, m := range extra {
+	return out, nil
+}
+
+// MustLoadMessages is LoadMessages for files embedded in the binary, whose
+// failure is a programming error: it panics.
+func MustLoadMessages(fsys fs.FS, dir string) Messages {
+	m, err := LoadMessages(fsys, dir)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// CheckMessages lists what msgs lacks: in each locale, a message for every
+// one of codes and for every key the default locale has, and no key the
+// default locale lacks. Each error names the locale and the key. An
+// application's test runs it on the messages it ships beside its codes.
+func CheckMessages(msgs Messages, codes []Code) []error {
+	var errs []error
+	en, ok := msgs[DefaultLocale]
+	if !ok {
+		return []error{fmt.Errorf("errorcodes: no %s messages", DefaultLocale)}
+	}
+	locales := make([]string, 0, len(msgs))
+	for loc := range msgs {
+		locales = append(locales, loc)
+	}
+	sort.Strings(locales)
+	for _, loc := range locales {
+		m := msgs[loc]
+		for _, c := range codes {
+			if strings.TrimSpace(m[c.Key()]) == "" {
+				errs = append(errs, fmt.Errorf("%s: no message for %s (key %s)", loc, c.ID(), c.Key()))
+			}
+		}
+		for _, key := range sortedKeys(en) {
+			if strings.TrimSpace(m[key]) == "" {
+				errs = append(errs, fmt.Errorf("%s: no message for key %s", loc, key))
+			}
+		}
+		for _, key := range sortedKeys(m) {
+			if _, ok := en[key]; !ok {
+				errs = append(errs, fmt.Errorf("%s: key %s is not in %s", loc, key, DefaultLocale))
+			}
+		}
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (c *Catalog) load(extra []Messages) error {
+	own, err := LoadMessages(builtin, "messages")
+	if err != nil {
+		return err
+	}
+	for _, m := range append([]Messages{own}, extra...) {
 		for loc, msgs := range m {
 			if c.messages[loc] == nil {
 				c.messages[loc] = map[string]string{}
@@ -148,10 +242,10 @@ func parseLanguageRange(part string) (string, float64) {
 // Message returns the message of code in locale, falling back to the
 // default locale and finally to the code's identifier.
 func (c *Catalog) Message(locale string, code Code) string {
-	if m := c.text(locale, code.Key); m != "" {
+	if m := c.text(locale, code.Key()); m != "" {
 		return m
 	}
-	return code.ID
+	return code.ID()
 }
 
 // FieldMessage renders a field error in locale: the catalog's

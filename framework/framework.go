@@ -122,7 +122,7 @@ func New(cfg Config) *Framework {
 		f.log = slog.New(slog.DiscardHandler)
 	}
 	if f.catalog == nil {
-		c, err := errorcodes.NewCatalog([]string{errorcodes.DefaultLocale}, errorcodes.All())
+		c, err := errorcodes.NewCatalog([]string{errorcodes.DefaultLocale}, errorcodes.Framework())
 		if err != nil {
 			panic("framework: built-in catalog: " + err.Error())
 		}

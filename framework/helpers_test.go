@@ -50,7 +50,7 @@ func (probe) Run(_ context.Context, req *action.Request, in *probeArgs) (*probeR
 		return nil, errors.New("database password=hunter2 leaked")
 	case "coded":
 		req.SetCookie(&http.Cookie{Name: "c", Value: "v"})
-		return nil, errorcodes.PostNotFound.New()
+		return nil, testPostNotFound.New()
 	}
 	return &probeResult{Args: *in}, nil
 }
@@ -96,7 +96,8 @@ func (tokenAuth) Authenticate(_ context.Context, r *http.Request) (*action.Calle
 func newTestFramework(t testing.TB, cfg Config) *Framework {
 	t.Helper()
 	if cfg.Catalog == nil {
-		c, err := errorcodes.NewCatalog([]string{"en", "es", "zh-TW"}, errorcodes.All())
+		c, err := errorcodes.NewCatalog([]string{"en", "es", "zh-TW"},
+			append(errorcodes.Framework(), testPostNotFound, testUserExists), testMessages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,6 +172,19 @@ func specFor(name, path string) action.Spec {
 	return action.Spec{Name: name, Path: path, Auth: action.Public}
 }
 
-func errorcodesPostNotFound() error { return errorcodes.PostNotFound.New() }
+func errorcodesPostNotFound() error { return testPostNotFound.New() }
+
+// The application codes the framework's tests answer, registered with
+// their messages as an application registers its own.
+const (
+	testPostNotFound errorcodes.Code = "POST_NOT_FOUND 404 post.not_found"
+	testUserExists   errorcodes.Code = "USER_BAD_REQUEST_USER_ALREADY_EXISTS 400 user.already_exists"
+)
+
+var testMessages = errorcodes.Messages{
+	"en":    {"post.not_found": "The post was not found.", "user.already_exists": "A user with this email address already exists."},
+	"es":    {"post.not_found": "No se encontró la publicación.", "user.already_exists": "Ya existe un usuario con esta dirección de correo electrónico."},
+	"zh-TW": {"post.not_found": "找不到該貼文。", "user.already_exists": "此電子郵件地址的使用者已存在。"},
+}
 
 type validationRule = validation.Rule

@@ -199,12 +199,12 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 func groupCodes(codes []errorcodes.Code) map[int][]errorcodes.Code {
 	groups := map[int][]errorcodes.Code{}
 	for _, c := range codes {
-		if !slices.ContainsFunc(groups[c.Status], func(o errorcodes.Code) bool { return o.ID == c.ID }) {
-			groups[c.Status] = append(groups[c.Status], c)
+		if !slices.ContainsFunc(groups[c.Status()], func(o errorcodes.Code) bool { return o.ID() == c.ID() }) {
+			groups[c.Status()] = append(groups[c.Status()], c)
 		}
 	}
 	for _, g := range groups {
-		sort.Slice(g, func(i, j int) bool { return g[i].ID < g[j].ID })
+		sort.Slice(g, func(i, j int) bool { return g[i].ID() < g[j].ID() })
 	}
 	return groups
 }
@@ -222,16 +222,16 @@ func (g *openAPIGen) response(desc, contentType string, body Schema, head bool) 
 // answer is a component shared by every method: named after the code when
 // there is one, else after owner and the status. HEAD answers have no body.
 func (g *openAPIGen) errorResponse(owner string, codes []errorcodes.Code, head bool) oaResponse {
-	status := codes[0].Status
+	status := codes[0].Status()
 	ids := make([]any, len(codes))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s. `error` is one of:", http.StatusText(status))
 	for i, c := range codes {
-		if c.Status != status {
-			g.fail("codes %s and %s are documented with one status", codes[0].ID, c.ID)
+		if c.Status() != status {
+			g.fail("codes %s and %s are documented with one status", codes[0].ID(), c.ID())
 		}
-		ids[i] = c.ID
-		fmt.Fprintf(&b, "\n- `%s`: %s", c.ID, g.f.catalog.Message(errorcodes.DefaultLocale, c))
+		ids[i] = c.ID()
+		fmt.Fprintf(&b, "\n- `%s`: %s", c.ID(), g.f.catalog.Message(errorcodes.DefaultLocale, c))
 	}
 	body := Schema{"allOf": []any{
 		Schema{"$ref": "#/components/schemas/Error"},
@@ -244,7 +244,7 @@ func (g *openAPIGen) errorResponse(owner string, codes []errorcodes.Code, head b
 	if head {
 		return r
 	}
-	name := codes[0].ID
+	name := codes[0].ID()
 	if len(codes) > 1 {
 		name = owner + "." + strconv.Itoa(status)
 	}
@@ -272,8 +272,8 @@ func (g *openAPIGen) routeItem(rd RouteDoc) map[string]oaOperation {
 		}
 		for st, resp := range rd.Responses {
 			if len(resp.Codes) > 0 {
-				if resp.Codes[0].Status != st {
-					g.fail("route %s: %s is documented under status %d", rd.Path, resp.Codes[0].ID, st)
+				if resp.Codes[0].Status() != st {
+					g.fail("route %s: %s is documented under status %d", rd.Path, resp.Codes[0].ID(), st)
 				}
 				op.Responses[strconv.Itoa(st)] = g.errorResponse(base, resp.Codes, m == http.MethodHead)
 				continue

@@ -214,7 +214,7 @@ func TestOpenAPIRefusesUnmountedRoutes(t *testing.T) {
 	h := f.OpenAPIHandler(framework.OpenAPIInfo{Routes: []framework.RouteDoc{{Path: "/nowhere"}}})
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/openapi.json", nil))
-	if w.Code != 500 || !strings.Contains(w.Body.String(), errorcodes.InternalServerError.ID) {
+	if w.Code != 500 || !strings.Contains(w.Body.String(), errorcodes.InternalServerError.ID()) {
 		t.Errorf("got %d %s, want 500 INTERNAL_SERVER_ERROR", w.Code, w.Body)
 	}
 }

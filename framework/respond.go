@@ -86,7 +86,7 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 		w.WriteHeader(StatusClientClosedRequest)
 		return
 	}
-	if !ok || e.Code.Status >= 500 && e.Code.ID == errorcodes.InternalServerError.ID {
+	if !ok || e.Code.Status() >= 500 && e.Code.ID() == errorcodes.InternalServerError.ID() {
 		attrs := []any{"error", err}
 		if st != nil {
 			attrs = append(attrs, "requestId", st.id, "action", st.action)
@@ -95,7 +95,7 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 		e, cookies = errorcodes.InternalServerError.New(), nil
 	}
 	locale := f.errorLocale(r, st)
-	body := errorBody{Status: e.Code.Status, Error: e.Code.ID}
+	body := errorBody{Status: e.Code.Status(), Error: e.Code.ID()}
 	body.Fields, body.Message = f.catalog.FieldMessages(locale, e)
 	if st != nil {
 		body.RequestID = st.id
@@ -113,7 +113,7 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 		http.SetCookie(w, c)
 	}
 	h.Set("Content-Length", strconv.Itoa(len(raw)))
-	w.WriteHeader(e.Code.Status)
+	w.WriteHeader(e.Code.Status())
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(raw)
 	}

@@ -86,13 +86,22 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	return a, nil
 }
 
+// errorCodes lists every code the server answers: the framework's, then
+// those of the account and publishing engines. NewCatalog refuses two of
+// one ID or key.
+func errorCodes() []errorcodes.Code {
+	codes := errorcodes.Framework()
+	codes = append(codes, accounts.ErrorCodes()...)
+	return append(codes, posts.ErrorCodes()...)
+}
+
 // compose builds every part of the process from cfg and the database pool
 // (nil: none, for a test that only describes the actions), eagerly and in
 // this one place: the catalog, the token and password machinery, the Redis
 // clients (which connect lazily), the emitter, the mailer, and the account
 // and posts engines. Every role and action takes its parts from the app.
 func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorcodes.All())
+	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorCodes(), accounts.Messages(), posts.Messages())
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}

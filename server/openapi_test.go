@@ -118,10 +118,10 @@ func checkActionDocumented(t *testing.T, doc map[string]any, d framework.Descrip
 	}
 	codes := map[int][]string{}
 	for _, c := range append(d.Spec.Errors, errorcodes.BadRequestInvalidArguments, errorcodes.TooManyRequests, errorcodes.InternalServerError) {
-		codes[c.Status] = append(codes[c.Status], c.ID)
+		codes[c.Status()] = append(codes[c.Status()], c.ID())
 	}
 	if d.Spec.Auth.Kind != action.KindPublic {
-		codes[401] = append(codes[401], errorcodes.Unauthorized.ID)
+		codes[401] = append(codes[401], errorcodes.Unauthorized.ID())
 	}
 	for _, m := range framework.Methods {
 		op := openapitest.At(item, strings.ToLower(m))

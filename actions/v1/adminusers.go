@@ -37,7 +37,7 @@ type UserIDArgs struct {
 // userError maps the engine's failures of an admin action on a user.
 func userError(err error) error {
 	if errors.Is(err, accounts.ErrNotFound) {
-		return errorcodes.UserNotFound.New()
+		return accounts.UserNotFound.New()
 	}
 	return AccountError(accounts.Users, err)
 }
@@ -94,7 +94,7 @@ type AdminReadUser struct {
 
 // Spec declares V1AdminReadUser.
 func (a *AdminReadUser) Spec() action.Spec {
-	return adminUsersSpec("ReadUser", "read", "Read a user", errorcodes.UserNotFound)
+	return adminUsersSpec("ReadUser", "read", "Read a user", accounts.UserNotFound)
 }
 
 // Run reads the user.
@@ -113,7 +113,7 @@ type AdminUserSessions struct {
 
 // Spec declares V1AdminUserSessions.
 func (a *AdminUserSessions) Spec() action.Spec {
-	return adminUsersSpec("UserSessions", "sessions", "List where a user is logged in", errorcodes.UserNotFound)
+	return adminUsersSpec("UserSessions", "sessions", "List where a user is logged in", accounts.UserNotFound)
 }
 
 // Run lists the sessions.
@@ -143,7 +143,7 @@ type AdminUserEventsArgs struct {
 
 // Spec declares V1AdminUserSecurityEvents.
 func (a *AdminUserEvents) Spec() action.Spec {
-	return adminUsersSpec("UserSecurityEvents", "securityevents", "Page through a user's security events", errorcodes.UserNotFound)
+	return adminUsersSpec("UserSecurityEvents", "securityevents", "Page through a user's security events", accounts.UserNotFound)
 }
 
 // Run answers a page of events.
@@ -162,7 +162,7 @@ type AdminRevokeUserSessions struct {
 
 // Spec declares V1AdminRevokeUserSessions.
 func (a *AdminRevokeUserSessions) Spec() action.Spec {
-	return adminUsersSpec("RevokeUserSessions", "revokesessions", "End every session of a user", errorcodes.UserNotFound)
+	return adminUsersSpec("RevokeUserSessions", "revokesessions", "End every session of a user", accounts.UserNotFound)
 }
 
 // Run ends the sessions.
@@ -215,7 +215,7 @@ func (a *AdminChangeUser) Spec() action.Spec {
 	if !ok {
 		panic("v1: AdminChangeUser: unknown change " + a.Change)
 	}
-	return adminUsersSpec(c.verb, a.Change, c.summary, errorcodes.UserNotFound)
+	return adminUsersSpec(c.verb, a.Change, c.summary, accounts.UserNotFound)
 }
 
 // Run applies the change and answers the user as changed.

@@ -99,7 +99,7 @@ func (a *ResetPassword) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "ResetPassword", "resetpassword")
 	s.Summary = "Set a new password with the token of a reset mail"
 	s.Auth = action.Public
-	s.Errors = []errorcodes.Code{errorcodes.UserInvalidResetToken, errorcodes.ServiceBusy}
+	s.Errors = []errorcodes.Code{accounts.UserInvalidResetToken, errorcodes.ServiceBusy}
 	s.RateClass = action.RateToken
 	return s
 }
@@ -108,7 +108,7 @@ func (a *ResetPassword) Spec() action.Spec {
 func (a *ResetPassword) Run(ctx context.Context, req *action.Request, in *ResetPasswordArgs) (*Empty, error) {
 	err := a.Accounts.ResetPassword(ctx, in.Token, in.Password, Origin(req))
 	if errors.Is(err, accounts.ErrInvalidToken) {
-		return nil, errorcodes.UserInvalidResetToken.New()
+		return nil, accounts.UserInvalidResetToken.New()
 	}
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
@@ -156,7 +156,7 @@ func (a *VerifyEmail) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "VerifyEmail", "verifyemail")
 	s.Summary = "Confirm your address with the token of a verification mail"
 	s.Auth = action.Public
-	s.Errors = []errorcodes.Code{errorcodes.UserInvalidVerificationToken}
+	s.Errors = []errorcodes.Code{accounts.UserInvalidVerificationToken}
 	s.RateClass = action.RateToken
 	return s
 }
@@ -165,7 +165,7 @@ func (a *VerifyEmail) Spec() action.Spec {
 func (a *VerifyEmail) Run(ctx context.Context, req *action.Request, in *VerifyEmailArgs) (*AccountResult, error) {
 	acc, err := a.Accounts.VerifyEmail(ctx, in.Token, Origin(req))
 	if errors.Is(err, accounts.ErrInvalidToken) {
-		return nil, errorcodes.UserInvalidVerificationToken.New()
+		return nil, accounts.UserInvalidVerificationToken.New()
 	}
 	if err != nil {
 		return nil, err

@@ -26,14 +26,14 @@ func AccountError(kind accounts.Kind, err error) error {
 		return c.AccountNotFound.New()
 	case errors.Is(err, accounts.ErrInvalidRefresh):
 		return c.InvalidRefresh.New()
-	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists.ID != "":
+	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists != "":
 		return c.AlreadyExists.New()
 	case errors.As(err, &slowed):
 		e := errorcodes.TooManyRequests.New()
 		e.RetryAfter = max(slowed.RetryAfter, time.Second)
 		return e
 	case errors.Is(err, accounts.ErrNotVerified):
-		return errorcodes.UserEmailNotVerified.New()
+		return accounts.UserEmailNotVerified.New()
 	case errors.Is(err, accounts.ErrSessionEnded):
 		return errorcodes.Unauthorized.New()
 	case errors.Is(err, accounts.ErrInvalidCursor):

@@ -8,7 +8,6 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
-	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -23,11 +22,11 @@ func Example_anotherOwnerType() {
 		Title:  "Partner",
 		Tables: models.OwnerTables{Owners: "partners", Sessions: "partner_sessions", OwnerColumn: "partner_id"},
 		Codes: accounts.Codes{
-			InvalidCredentials: errorcodes.Code{ID: "PARTNER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS", Status: 400, Key: "partner.invalid_login_credentials"},
-			AccountInactive:    errorcodes.Code{ID: "PARTNER_BAD_REQUEST_ACCOUNT_INACTIVE", Status: 400, Key: "partner.account_inactive"},
-			AccountDeleted:     errorcodes.Code{ID: "PARTNER_BAD_REQUEST_ACCOUNT_DELETED", Status: 400, Key: "partner.account_deleted"},
-			AccountNotFound:    errorcodes.Code{ID: "PARTNER_BAD_REQUEST_ACCOUNT_DOES_NOT_EXIST", Status: 400, Key: "partner.account_does_not_exist"},
-			InvalidRefresh:     errorcodes.Code{ID: "PARTNER_UNAUTHORIZED_INVALID_REFRESH_TOKEN", Status: 401, Key: "partner.invalid_refresh_token"},
+			InvalidCredentials: "PARTNER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS 400 partner.invalid_login_credentials",
+			AccountInactive:    "PARTNER_BAD_REQUEST_ACCOUNT_INACTIVE 400 partner.account_inactive",
+			AccountDeleted:     "PARTNER_BAD_REQUEST_ACCOUNT_DELETED 400 partner.account_deleted",
+			AccountNotFound:    "PARTNER_BAD_REQUEST_ACCOUNT_DOES_NOT_EXIST 400 partner.account_does_not_exist",
+			InvalidRefresh:     "PARTNER_UNAUTHORIZED_INVALID_REFRESH_TOKEN 401 partner.invalid_refresh_token",
 		},
 	}
 	// In a server: accounts.NewService(partners, db, tokens, hasher, ttl, log),

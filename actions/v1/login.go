@@ -32,7 +32,7 @@ func (a *Login) Spec() action.Spec {
 	s.Status = http.StatusCreated
 	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	if a.Accounts.Kind.Type == accounts.Users.Type {
-		s.Errors = append(s.Errors, errorcodes.UserEmailNotVerified)
+		s.Errors = append(s.Errors, accounts.UserEmailNotVerified)
 	}
 	s.RateClass = action.RatePassword
 	s.SameSite = true

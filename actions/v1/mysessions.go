@@ -52,7 +52,7 @@ func (a *RevokeSession) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "RevokeSession", "revokesession")
 	s.Summary = "End one of your sessions"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
-	s.Errors = []errorcodes.Code{errorcodes.UserSessionNotFound}
+	s.Errors = []errorcodes.Code{accounts.UserSessionNotFound}
 	return s
 }
 
@@ -61,7 +61,7 @@ func (a *RevokeSession) Spec() action.Spec {
 func (a *RevokeSession) Run(ctx context.Context, req *action.Request, in *RevokeSessionArgs) (*Empty, error) {
 	err := a.Accounts.RevokeSession(ctx, req.Caller.ID, in.SessionID, req.Caller.Session, Origin(req))
 	if errors.Is(err, accounts.ErrSessionNotFound) {
-		return nil, errorcodes.UserSessionNotFound.New()
+		return nil, accounts.UserSessionNotFound.New()
 	}
 	if err != nil {
 		return nil, err

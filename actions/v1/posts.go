@@ -93,7 +93,7 @@ func (r *PublishResult) StatusCode() int {
 // Spec declares V1Publish.
 func (*Publish) Spec() action.Spec {
 	return action.Spec{Name: "V1Publish", Path: "/v1/posts/publish", Summary: "Publish a draft post",
-		Auth: action.Owner("user"), Errors: []errorcodes.Code{errorcodes.PostNotFound}}
+		Auth: action.Owner("user"), Errors: []errorcodes.Code{posts.PostNotFound}}
 }
 
 // Run publishes, or enqueues the publish.
@@ -114,7 +114,7 @@ func (a *Publish) Run(ctx context.Context, req *action.Request, in *PublishArgs)
 
 func postError(err error) error {
 	if errors.Is(err, posts.ErrNotFound) {
-		return errorcodes.PostNotFound.New()
+		return posts.PostNotFound.New()
 	}
 	return err
 }

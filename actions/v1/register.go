@@ -33,7 +33,7 @@ func (a *Register) Spec() action.Spec {
 	s.Summary = "Create an account and log in"
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
-	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.AlreadyExists, errorcodes.UserInvalidTimezone, errorcodes.ServiceBusy}
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.AlreadyExists, accounts.UserInvalidTimezone, errorcodes.ServiceBusy}
 	s.RateClass = action.RateRegister
 	s.SameSite = true
 	return s
@@ -42,7 +42,7 @@ func (a *Register) Spec() action.Spec {
 // Run registers the account.
 func (a *Register) Run(ctx context.Context, req *action.Request, in *RegisterArgs) (*SessionResult, error) {
 	if !validTimezone(in.Timezone) {
-		return nil, errorcodes.UserInvalidTimezone.New()
+		return nil, accounts.UserInvalidTimezone.New()
 	}
 	iss, err := a.Accounts.Register(ctx, accounts.NewAccount{
 		Email: in.Email, Password: in.Password, FirstName: in.FirstName, LastName: in.LastName,

@@ -42,7 +42,7 @@ func (a *Login) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes
 	errs := []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	if a.Accounts.Kind.Type == accounts.Users.Type {
-		errs = append(errs, errorcodes.UserEmailNotVerified)
+		errs = append(errs, accounts.UserEmailNotVerified)
 	}
 	return action.Spec{
 		Name:    "V2" + a.Accounts.Kind.Title + "Login",
