@@ -12,6 +12,7 @@ import (
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/internal/browsertest"
 	"github.com/actionkit/actionkit/internal/faulttest"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/actionkit/actionkit/posts"
@@ -235,4 +236,32 @@ func burst(url string, headers []string, workers int, d time.Duration) (map[int]
 	}
 	wg.Wait()
 	return counts, time.Since(start)
+}
+
+// TestBrowserFeedAfterPostgresOutage: a tab opened while PostgreSQL is down
+// has its socket handshake refused with SERVICE_UNAVAILABLE (the server
+// cannot check the token); socket.io does not retry a refusal by itself, so
+// the web client does, and the tab's feed goes live soon after PostgreSQL
+// is back, without a reload or a new token.
+func TestBrowserFeedAfterPostgresOutage(t *testing.T) {
+	pg := faulttest.NewPostgres(t)
+	s := startServer(t, testEnv(t, "DATABASE_URL="+pg.URL("actionkit")), "api")
+	res := runBrowser(t, s, "feedoutage", browsertest.Options{Checkpoint: func(m browsertest.Message) any {
+		switch m.Name {
+		case "stop":
+			pg.Stop()
+		case "start":
+			pg.Start()
+		}
+		return map[string]any{}
+	}})["feedoutage"]
+	if !strings.Contains(res.Str("refused"), "SERVICE_UNAVAILABLE") || res.Str("refusedLeft") != "" || res.Data["firstLive"] != true {
+		t.Errorf("the tabs: %v", res.Data)
+	}
+	// The client waits 0.5-1 s, then 1-2 s, 2-4 s... between tries: with
+	// PostgreSQL back within a few seconds, the feed is live well within 20 s.
+	if ms := time.Duration(res.Int("liveAfterMs")) * time.Millisecond; ms > 20*time.Second {
+		t.Errorf("the feed went live %v after PostgreSQL restarted", ms)
+	}
+	t.Logf("the refused tab showed %q; its feed was live %d ms after PostgreSQL was started again", res.Str("refused"), res.Int("liveAfterMs"))
 }

@@ -25,8 +25,9 @@ import { scenarios as raceScenarios } from "./scenarios/race.mjs";
 import { scenarios as shotScenarios } from "./scenarios/shots.mjs";
 import { scenarios as accountScenarios } from "./scenarios/account.mjs";
 import { scenarios as adminScenarios } from "./scenarios/admin.mjs";
+import { scenarios as outageScenarios } from "./scenarios/outage.mjs";
 
-const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios };
+const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

@@ -6,6 +6,9 @@ import fs from "node:fs";
 import path from "node:path";
 
 const out = () => document.body.dataset.state === "out";
+// The user's page learns of an admin's change through its socket: each
+// change waits for the feed to be live first, as the other scenarios do.
+const live = () => document.getElementById("feed-status").dataset.live === "yes";
 
 /** Clicks button #id of the console and waits for the detail card to show
  * the user again with the status want. */
@@ -47,18 +50,21 @@ export const scenarios = {
     const firstEvents = await eventTypes(admin);
 
     const timings = {};
+    await userPage.waitForFunction(live);
     let start = Date.now();
     await act(admin, "toggle-active", "inactive");
     await userPage.waitForFunction(out, null, { timeout: 20_000 });
     timings.deactivate = Date.now() - start;
     await act(admin, "toggle-active", "active");
     await h.login(userPage, email);
+    await userPage.waitForFunction(live);
 
     start = Date.now();
     await act(admin, "revoke-sessions", "active");
     await userPage.waitForFunction(out, null, { timeout: 20_000 });
     timings.revokesessions = Date.now() - start;
     await h.login(userPage, email);
+    await userPage.waitForFunction(live);
 
     start = Date.now();
     await act(admin, "toggle-deleted", "deleted");

@@ -8,6 +8,12 @@ const ACK_TIMEOUT_MS = 5_000;
 /** How long to wait before asking again for a join that timed out. */
 const JOIN_RETRY_MS = 1_000;
 
+/** The first and the longest wait before connecting again after the server
+ * refused a handshake for a reason of its own (SERVICE_UNAVAILABLE while
+ * its database is down, say): socket.io does not retry those by itself. */
+const REFUSED_RETRY_MIN_MS = 1_000;
+const REFUSED_RETRY_MAX_MS = 15_000;
+
 /**
  * LiveSocket is a socket.io connection authenticated with the client's
  * access token. Each (re)connection sends the newest token, and the rooms
@@ -15,7 +21,10 @@ const JOIN_RETRY_MS = 1_000;
  * (connect_error UNAUTHORIZED) or ends the connection (the user's token
  * version changed), the token is refreshed once, through the client's
  * single-flight refresh, and the socket reconnects; if the session is over
- * it stays closed until the next login. It dispatches "status" events
+ * it stays closed until the next login. A handshake the server refuses for
+ * another reason (SERVICE_UNAVAILABLE, INTERNAL_SERVER_ERROR) is tried
+ * again after a growing, jittered wait, and reported by a "refused" event
+ * (detail: {error}). It dispatches "status" events
  * (detail: {connected, transport}) and "joined" events (detail: {room, ack}).
  */
 export class LiveSocket extends EventTarget {
@@ -26,6 +35,8 @@ export class LiveSocket extends EventTarget {
   #retried = false;
   #closed = false;
   #unlisten = [];
+  #refusals = 0; // handshakes refused in a row, not for the token
+  #retryTimer = null;
 
   /**
    * @param {import("./actionkit.js").ActionkitClient} client
@@ -49,6 +60,7 @@ export class LiveSocket extends EventTarget {
     this.#socket = s;
     s.on("connect", () => {
       this.#retried = false;
+      this.#refusals = 0;
       this.#status();
       s.io.engine?.once("upgrade", () => this.#status());
       for (const room of this.#rooms) this.#join(room);
@@ -59,7 +71,14 @@ export class LiveSocket extends EventTarget {
     });
     s.on("connect_error", (err) => {
       if (err?.message === "UNAUTHORIZED") this.#recover();
-      // Other errors: socket.io retries by itself, with the newest token.
+      // A refusal by the server's middleware ends the socket (it is no
+      // longer active) and socket.io leaves it so: connect again later.
+      else if (!s.active) {
+        this.dispatchEvent(new CustomEvent("refused", { detail: { error: err?.message ?? "" } }));
+        this.#retryRefused();
+      }
+      // Other errors (the network): socket.io retries by itself, with the
+      // newest token.
     });
     this.#listen("token", () => {
       if (!s.connected && !s.active && !this.#closed) s.connect();
@@ -123,6 +142,7 @@ export class LiveSocket extends EventTarget {
   /** Disconnects for good. */
   close() {
     this.#closed = true;
+    clearTimeout(this.#retryTimer);
     for (const off of this.#unlisten) off();
     this.#socket.disconnect();
   }
@@ -143,6 +163,18 @@ export class LiveSocket extends EventTarget {
   #ack(cmd, room) {
     return this.#socket.timeout(ACK_TIMEOUT_MS).emitWithAck(cmd, room)
       .catch(() => ({ ok: false, error: "TIMEOUT" }));
+  }
+
+  /** Connects again after a growing, jittered wait, unless the socket is
+   * closed, connected or connecting by then, or there is no token. */
+  #retryRefused() {
+    if (this.#closed || this.#retryTimer !== null) return;
+    const base = Math.min(REFUSED_RETRY_MAX_MS, REFUSED_RETRY_MIN_MS * 2 ** this.#refusals++);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      const s = this.#socket;
+      if (!this.#closed && !s.connected && !s.active && this.#client.token) s.connect();
+    }, base / 2 + Math.random() * (base / 2));
   }
 
   /** Refreshes the refused token once and reconnects with the new one. */

@@ -104,6 +104,11 @@ function connectFeed() {
     renderFeed();
   });
   live.addEventListener("status", ({ detail }) => renderFeedStatus(detail.connected, detail.transport, false));
+  live.addEventListener("refused", ({ detail }) => {
+    const node = $("feed-status");
+    node.textContent = `offline (${detail.error || "refused"}), retrying`;
+    node.dataset.refused = detail.error;
+  });
   live.addEventListener("joined", ({ detail }) => {
     if (detail.room === "FEED") renderFeedStatus(live.connected, live.transport, detail.ack?.ok === true);
   });
@@ -113,6 +118,7 @@ function renderFeedStatus(connected, transport, joined) {
   const node = $("feed-status");
   const on = connected && (joined || node.dataset.live === "yes");
   node.textContent = on ? `live over ${transport}` : connected ? "joining…" : "offline";
+  if (connected) delete node.dataset.refused;
   node.dataset.live = on ? "yes" : "no";
   node.dataset.transport = transport ?? "";
   $("feed-dot").classList.toggle("on", on);
