@@ -24,7 +24,9 @@ const REFUSED_RETRY_MAX_MS = 15_000;
  * it stays closed until the next login. A handshake the server refuses for
  * another reason (SERVICE_UNAVAILABLE, INTERNAL_SERVER_ERROR) is tried
  * again after a growing, jittered wait, and reported by a "refused" event
- * (detail: {error}). It dispatches "status" events
+ * (detail: {error}). Every failed attempt is a "connecterror" event
+ * (detail: {error, active}: active when socket.io retries it by itself).
+ * It dispatches "status" events
  * (detail: {connected, transport}) and "joined" events (detail: {room, ack}).
  */
 export class LiveSocket extends EventTarget {
@@ -70,6 +72,7 @@ export class LiveSocket extends EventTarget {
       if (reason === "io server disconnect") this.#recover();
     });
     s.on("connect_error", (err) => {
+      this.dispatchEvent(new CustomEvent("connecterror", { detail: { error: err?.message ?? "", active: s.active } }));
       if (err?.message === "UNAUTHORIZED") this.#recover();
       // A refusal by the server's middleware ends the socket (it is no
       // longer active) and socket.io leaves it so: connect again later.

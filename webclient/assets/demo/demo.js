@@ -103,7 +103,13 @@ function connectFeed() {
     feed.length = Math.min(feed.length, 50);
     renderFeed();
   });
-  live.addEventListener("status", ({ detail }) => renderFeedStatus(detail.connected, detail.transport, false));
+  live.addEventListener("status", ({ detail }) => {
+    console.info(`feed: ${detail.connected ? "connected" : "disconnected"} ${detail.transport ?? ""}`);
+    renderFeedStatus(detail.connected, detail.transport, false);
+  });
+  live.addEventListener("connecterror", ({ detail }) => {
+    console.info(`feed: connect_error ${detail.error}${detail.active ? " (socket.io retries)" : ""}`);
+  });
   live.addEventListener("refused", ({ detail }) => {
     const node = $("feed-status");
     node.textContent = `offline (${detail.error || "refused"}), retrying`;
