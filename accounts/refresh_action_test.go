@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/accounts"
-	"github.com/actionkit/actionkit/actiontest"
 	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/actiontest"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/internal/pgtest"
