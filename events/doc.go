@@ -6,7 +6,7 @@
 // # Sockets
 //
 // The Server speaks the socket.io v4 protocol (github.com/zishang520/socket.io
-// servers/socket/v3 and servers/engine/v3, v3.0.2) at Path, "/socket.io/",
+// servers/socket/v3 and servers/engine/v3, v3.0.6) at Path, "/socket.io/",
 // over long-polling and websocket; the npm socket.io-client 4.8 is tested
 // against it (internal/sockettest). Not the v2 line: its engine.io (v2.5.0)
 // wrote only the first of several room broadcasts that reached a websocket
