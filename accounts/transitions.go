@@ -95,16 +95,18 @@ var refreshTransitions = []transition{
 // panics if no row or more than one matches: the table must cover every
 // case exactly once (TestTransitionTableIsComplete).
 func transitionFor(from tokenState, usable, marked bool) transition {
-	var found []transition
+	var found transition
+	n := 0
 	for _, t := range refreshTransitions {
 		if t.from == from && t.owner.holds(usable) && t.chain.holds(marked) {
-			found = append(found, t)
+			found = t
+			n++
 		}
 	}
-	if len(found) != 1 {
-		panic(fmt.Sprintf("accounts: %d refresh transitions for %s (usable %v, marked %v)", len(found), from, usable, marked))
+	if n != 1 {
+		panic(fmt.Sprintf("accounts: %d refresh transitions for %s (usable %v, marked %v)", n, from, usable, marked))
 	}
-	return found[0]
+	return found
 }
 
 func (c ownerCond) holds(usable bool) bool {

@@ -41,11 +41,9 @@ func (c Code) Status() int {
 
 // Key names the code's message in every locale of a Catalog.
 func (c Code) Key() string {
-	parts := strings.SplitN(string(c), " ", 3)
-	if len(parts) < 3 {
-		return ""
-	}
-	return parts[2]
+	_, rest, _ := strings.Cut(string(c), " ")
+	_, key, _ := strings.Cut(rest, " ")
+	return key
 }
 
 var idRe = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)

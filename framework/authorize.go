@@ -23,7 +23,7 @@ func (f *Framework) parseClientHeaders(r *http.Request, req *action.Request) *er
 	case slices.Contains(f.conv.Clients, client):
 		req.Client = client
 	default:
-		if slices.Equal(f.conv.Clients, DefaultConventions().Clients) {
+		if slices.Equal(f.conv.Clients, defaultClients) {
 			return invalid("X-Client", "client", "must be web or app", nil)
 		}
 		return invalid("X-Client", "client_of", "must be one of: {clients}", map[string]any{"clients": clientList(f.conv.Clients)})

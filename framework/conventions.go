@@ -47,13 +47,17 @@ type Conventional interface {
 	Conventions() Conventions
 }
 
+// defaultClients are the client types of DefaultConventions; with them, a
+// wrong X-Client keeps its own translated message ("must be web or app").
+var defaultClients = []action.Client{action.Web, action.App}
+
 // DefaultConventions are actionkit's own: the client types web (the
 // default) and app, a credential in the Authorization header, and for
 // each owner type the scheme "jwt-<type>" ("Authorization: jwt-user
 // <token>").
 func DefaultConventions() Conventions {
 	return Conventions{
-		Clients:  []action.Client{action.Web, action.App},
+		Clients:  slices.Clone(defaultClients),
 		Presents: func(r *http.Request) bool { return r.Header.Get("Authorization") != "" },
 		Security: func(t action.OwnerType) SecurityScheme {
 			name := t.Scheme()

@@ -208,3 +208,37 @@ func TestDescriptors(t *testing.T) {
 		t.Errorf("a skipped field is described")
 	}
 }
+
+// conventional declares client types of its own.
+type conventional struct{ clients []action.Client }
+
+func (conventional) Authenticate(context.Context, *http.Request) (*action.Caller, error) {
+	return nil, nil
+}
+
+func (c conventional) Conventions() Conventions { return Conventions{Clients: c.clients} }
+
+// TestConventionsRefuseBadClientTypes: an authenticator's client types
+// must be usable header values, each given once; an action may only name
+// declared ones.
+func TestConventionsRefuseBadClientTypes(t *testing.T) {
+	for _, bad := range [][]action.Client{{""}, {"Kiosk"}, {"kiosk", "kiosk"}, {"a b"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("client types %q: no panic", bad)
+				}
+			}()
+			New(Config{Authenticator: conventional{clients: bad}})
+		}()
+	}
+	f := New(Config{Authenticator: conventional{clients: []action.Client{"kiosk", "cli"}}})
+	defer func() {
+		if recover() == nil {
+			t.Error("an action naming client web, which the conventions do not declare: no panic")
+		}
+	}()
+	spec := specFor("V1Web", "/v1/web")
+	spec.Auth, spec.Clients = action.Owner("user"), []action.Client{action.Web}
+	Register(f, actionFunc[noArgs, noArgs]{spec: spec, run: func(*action.Request) (*noArgs, error) { return &noArgs{}, nil }})
+}
