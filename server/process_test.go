@@ -26,7 +26,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// serverBinary builds the server once per test run, as operators do.
+// serverBinary builds the server once per test run, as operators do (with
+// the race detector when the tests run with it).
 func serverBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -34,7 +35,14 @@ func serverBinary(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, "server"), ".").CombinedOutput()
+		args := []string{"build", "-o", filepath.Join(buildDir, "server")}
+		if raceBuild {
+			// The test binary's dependencies are already compiled with
+			// -race: the server then costs a link, not a second build of
+			// every dependency, and its processes report data races too.
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			buildErr = err
 			buildDir = buildDir + " (build failed: " + string(out) + ")"
