@@ -8,10 +8,11 @@ FUZZTIME ?= 15s
 run: services
 	$(GO) run ./server
 
-## test: go vet, then every test with the race detector, then a short fuzz run
+## test: go vet, then every test with the race detector (the server package,
+## the longest, first), then a short fuzz run
 test: services browser
 	$(GO) vet -race ./...
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 30m ./server ./...
 	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) ./framework/fuzz
 
 ## build: the server as one binary
