@@ -13,7 +13,7 @@ run: services
 test: services browser
 	$(GO) vet -race ./...
 	$(GO) test -race -count=1 -timeout 30m ./server ./...
-	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) ./framework/fuzz
+	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./framework/fuzz
 
 ## build: the server as one binary
 build:
