@@ -25,6 +25,9 @@ func (r *failRecorder) FailNow()              { r.failed = true; runtime.Goexit(
 // 2020-12 refuse.
 func TestOpenAPIValidatorCatchesErrors(t *testing.T) {
 	const head = `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{},`
+	// On the test itself first: without node, skip (or fail with CI=true)
+	// here rather than in a recorder.
+	validateOpenAPI(t, []byte(head+`"components":{"schemas":{"A":{"type":"string"}}}}`))
 	for _, tc := range []struct {
 		name, doc string
 		valid     bool
