@@ -35,7 +35,7 @@ const base = "mem:///openapi.json"
 // Schema Object is valid JSON Schema 2020-12 with resolvable references.
 func Validate(t testing.TB, raw []byte) {
 	t.Helper()
-	newValidator(t, raw)
+	NewValidator(t, raw)
 }
 
 // Validator checks answers against the operations of an OpenAPI document.
@@ -50,11 +50,6 @@ type Validator struct {
 // NewValidator validates raw as Validate does and returns a validator of
 // answers against it.
 func NewValidator(t testing.TB, raw []byte) *Validator {
-	t.Helper()
-	return newValidator(t, raw)
-}
-
-func newValidator(t testing.TB, raw []byte) *Validator {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
