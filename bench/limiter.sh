@@ -16,6 +16,7 @@ ns="limiterbench$$"
 dburl="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
 port=18411
 secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+datakey=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
@@ -24,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 start() { # binary, RATE_LIMIT_MAX
-	env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" PORT=$port DATABASE_URL="$dburl" \
+	env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" DATA_ENCRYPTION_KEY="$datakey" PORT=$port DATABASE_URL="$dburl" \
 		REDIS_URL=redis://127.0.0.1:6379/0 JOBS_NAMESPACE="$ns" RATE_LIMIT_MAX="$2" AUTH_RATE_LIMIT_MAX=0 \
 		LOG_LEVEL=warn SHUTDOWN_DRAIN=0s ACCESS_TOKEN_EXPIRES_IN=1h "$1" api >>"${TMPDIR:-/tmp}/limiterbench-server.log" 2>&1 &
 	pid=$!

@@ -21,6 +21,7 @@ dburl="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
 port=18412
 url="http://127.0.0.1:$port"
 secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+datakey=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
@@ -28,7 +29,7 @@ cleanup() {
 	redis-cli --scan --pattern "$ns:*" | xargs -r redis-cli del >/dev/null || true
 }
 trap cleanup EXIT
-env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" PORT=$port DATABASE_URL="$dburl" \
+env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" DATA_ENCRYPTION_KEY="$datakey" PORT=$port DATABASE_URL="$dburl" \
 	REDIS_URL=redis://127.0.0.1:6379/0 JOBS_NAMESPACE="$ns" RATE_LIMIT_MAX=1000000000 AUTH_RATE_LIMIT_MAX=1000000000 \
 	LOG_LEVEL=warn SHUTDOWN_DRAIN=0s ACCESS_TOKEN_EXPIRES_IN=1h bin/server all >>"${TMPDIR:-/tmp}/toolbench-server.log" 2>&1 &
 pid=$!

@@ -64,6 +64,9 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	if cfg.generatedSecret {
 		log.Warn("ACCESS_TOKEN_SECRET is not set: using a random secret for this process; its tokens die with it")
 	}
+	if cfg.generatedDataKey {
+		log.Warn("DATA_ENCRYPTION_KEY is not set: using a random key for this process; what it encrypts cannot be read after a restart")
+	}
 	if cfg.SMTP == nil && cfg.production() {
 		log.Warn("SMTP_URL is not set: no mail can be sent; password reset and e-mail verification requests answer 503")
 	}

@@ -129,8 +129,8 @@ func TestBrowserDemoConfig(t *testing.T) {
 		want bool
 	}{
 		{"on by default", map[string]string{}, true},
-		{"off in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret}, false},
-		{"on in production when asked", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DEMO_ENABLED": "true"}, true},
+		{"off in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey}, false},
+		{"on in production when asked", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "DEMO_ENABLED": "true"}, true},
 		{"off when asked", map[string]string{"DEMO_ENABLED": "false"}, false},
 	} {
 		c, err := loadConfig(func(k string) string { return tc.env[k] })

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/auth/datakey"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
@@ -69,9 +70,12 @@ type config struct {
 	EventsRetention      time.Duration
 	RequireVerifiedEmail bool
 	MailRetryBackoff     time.Duration
+	// DataKey encrypts the secrets the service must read back.
+	DataKey *datakey.Key
 	// generatedSecret records that AccessTokenSecret was generated for this
-	// process, so that start-up can warn about it.
-	generatedSecret bool
+	// process, so that start-up can warn about it; generatedDataKey the
+	// same of DataKey.
+	generatedSecret, generatedDataKey bool
 }
 
 func (c *config) production() bool { return c.Env == "production" }
@@ -150,6 +154,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	c.ShutdownDrain = p.durationOrZero("SHUTDOWN_DRAIN", drain)
 	c.AccessTokenSecret = p.secret("ACCESS_TOKEN_SECRET", c.production(), &c.generatedSecret)
+	c.DataKey = p.dataKey("DATA_ENCRYPTION_KEY", c)
 	p.mailConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
@@ -428,4 +433,36 @@ func (p *envParser) secret(name string, production bool, generated *bool) []byte
 		p.fail(name, "must be a random value of at least 32 bytes (e.g. openssl rand -hex 32)")
 	}
 	return []byte(v)
+}
+
+// dataKey reads the data-encryption key: 64 hex characters, required in
+// production. Elsewhere a missing key is derived from ACCESS_TOKEN_SECRET
+// when that was given, so that a development database's secrets survive a
+// restart, and is random for this process otherwise (start-up warns).
+func (p *envParser) dataKey(name string, c *config) *datakey.Key {
+	if v, ok := p.raw(name); ok {
+		k, err := datakey.Parse(v)
+		if err != nil {
+			p.fail(name, "must be 32 random bytes as 64 hexadecimal characters (e.g. openssl rand -hex 32)")
+		}
+		return k
+	}
+	if c.production() {
+		p.fail(name, "is required in production: 32 random bytes as 64 hexadecimal characters (e.g. openssl rand -hex 32)")
+		return nil
+	}
+	var (
+		k   *datakey.Key
+		err error
+	)
+	if c.generatedSecret {
+		c.generatedDataKey = true
+		k, err = datakey.Random()
+	} else {
+		k, err = datakey.Derive(c.AccessTokenSecret)
+	}
+	if err != nil {
+		p.fail(name, "could not be made: "+err.Error())
+	}
+	return k
 }

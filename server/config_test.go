@@ -45,6 +45,31 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if !c.generatedSecret || len(c.AccessTokenSecret) != 32 {
 		t.Errorf("development generates a 32-byte secret: %v %d", c.generatedSecret, len(c.AccessTokenSecret))
 	}
+	if !c.generatedDataKey || c.DataKey == nil {
+		t.Errorf("development without a secret makes a random data key: %v %v", c.generatedDataKey, c.DataKey)
+	}
+}
+
+func TestDataEncryptionKey(t *testing.T) {
+	const given = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	load := func(env map[string]string) *config {
+		t.Helper()
+		c, err := loadConfig(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a := load(map[string]string{"ACCESS_TOKEN_SECRET": testSecret})
+	b := load(map[string]string{"ACCESS_TOKEN_SECRET": testSecret})
+	if a.generatedDataKey || a.DataKey.Fingerprint() != b.DataKey.Fingerprint() {
+		t.Error("a development key does not follow ACCESS_TOKEN_SECRET across restarts")
+	}
+	g := load(map[string]string{"ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": given})
+	p := load(map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": given})
+	if g.DataKey.Fingerprint() == a.DataKey.Fingerprint() || g.DataKey.Fingerprint() != p.DataKey.Fingerprint() {
+		t.Error("a given DATA_ENCRYPTION_KEY is not the key used")
+	}
 }
 
 func TestParseDuration(t *testing.T) {
@@ -68,9 +93,11 @@ func TestLoadConfigErrors(t *testing.T) {
 	}{
 		{"every bad value at once", map[string]string{"PORT": "70000", "APP_ENV": "staging", "ACCESS_TOKEN_EXPIRES_IN": "soon", "TRUST_PROXY": "maybe"},
 			[]string{"PORT", "APP_ENV", "ACCESS_TOKEN_EXPIRES_IN", "TRUST_PROXY"}},
-		{"production needs a real secret", map[string]string{"APP_ENV": "production"}, []string{"ACCESS_TOKEN_SECRET"}},
+		{"production needs a real secret", map[string]string{"APP_ENV": "production"}, []string{"ACCESS_TOKEN_SECRET", "DATA_ENCRYPTION_KEY"}},
+		{"production needs a data key", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret}, []string{"DATA_ENCRYPTION_KEY"}},
+		{"a data key that is not 64 hex", map[string]string{"DATA_ENCRYPTION_KEY": strings.Repeat("a", 40)}, []string{"DATA_ENCRYPTION_KEY"}},
 		{"production refuses a weak secret", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": strings.Repeat("a", 40)}, []string{"ACCESS_TOKEN_SECRET"}},
-		{"production refuses cheap hashing", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "PASSWORD_HASH_MEMORY_KIB": "1024"}, []string{"PASSWORD_HASH_MEMORY_KIB"}},
+		{"production refuses cheap hashing", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "PASSWORD_HASH_MEMORY_KIB": "1024"}, []string{"PASSWORD_HASH_MEMORY_KIB"}},
 		{"wildcard origin", map[string]string{"CORS_ORIGINS": "*"}, []string{"CORS_ORIGINS"}},
 		{"origin with a path", map[string]string{"CORS_ORIGINS": "https://a.example/app"}, []string{"CORS_ORIGINS"}},
 		{"database url scheme", map[string]string{"DATABASE_URL": "mysql://x/y"}, []string{"DATABASE_URL"}},
@@ -84,7 +111,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"mail settings, every bad one at once", map[string]string{"SMTP_URL": "http://mail", "MAIL_FROM": "nobody", "PUBLIC_URL": "ftp://x",
 			"PASSWORD_RESET_URL": "https://x/reset", "EMAIL_VERIFY_URL": "x{token}", "PASSWORD_RESET_EXPIRES_IN": "0s", "EMAIL_VERIFY_EXPIRES_IN": "soon", "REQUIRE_VERIFIED_EMAIL": "perhaps"},
 			[]string{"SMTP_URL", "MAIL_FROM", "PUBLIC_URL", "PASSWORD_RESET_URL", "EMAIL_VERIFY_URL", "PASSWORD_RESET_EXPIRES_IN", "EMAIL_VERIFY_EXPIRES_IN", "REQUIRE_VERIFIED_EMAIL"}},
-		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
+		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })
@@ -102,7 +129,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		})
 	}
 	c, err := loadConfig(func(k string) string {
-		return map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "CORS_ORIGINS": "https://a.example, http://localhost:3000"}[k]
+		return map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "CORS_ORIGINS": "https://a.example, http://localhost:3000"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)

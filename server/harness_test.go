@@ -22,6 +22,10 @@ import (
 // testSecret signs the access tokens of test servers.
 const testSecret = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 
+// testDataKey is the DATA_ENCRYPTION_KEY of the tests that need a
+// production configuration.
+const testDataKey = "5f3c1a9e27d84b60a1c2e3f405162738495a6b7c8d9eafb0c1d2e3f405162738"
+
 // testServer is the real server, run in-process on port 0 with its own
 // database and Redis key namespace.
 type testServer struct {
@@ -66,6 +70,7 @@ func testEnv(t testing.TB, overrides ...string) map[string]string {
 		"REDIS_URL":                redisURL,
 		"JOBS_NAMESPACE":           strings.TrimSuffix(prefix, ":"),
 		"ACCESS_TOKEN_SECRET":      testSecret,
+		"DATA_ENCRYPTION_KEY":      testDataKey,
 		"PASSWORD_HASH_MEMORY_KIB": "1024",
 		"PASSWORD_HASH_ITERATIONS": "1",
 		// A request waits as long as it takes for a hashing slot: on a

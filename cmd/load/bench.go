@@ -161,7 +161,7 @@ func benchMain(ctx context.Context, args []string) error {
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
 	meta.Settings = settings
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	env := append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret)
+	env := append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret, "DATA_ENCRYPTION_KEY="+randomHex(32))
 	srv, url, err := startServer(ctx, cfg.server, env, filepath.Join(cfg.logs, "server.log"))
 	if err != nil {
 		return err
