@@ -33,6 +33,14 @@
 //   - DisconnectUser closes the connections of every socket of a user, on
 //     every instance. It also targets a room each socket joins on connect and
 //     can never leave, so a client that left its USER room is not spared.
+//   - A socket is bound to the session its token belongs to: it is
+//     disconnected when that session's end reaches its room, when the
+//     session's expiry comes (ServerConfig.SessionLive), and, should the
+//     end's message have been lost, by the sweep: every SessionSweep (a
+//     minute by default) each Server reads the sessions of all its sockets
+//     in one ServerConfig.LiveSessions call and disconnects the sockets of
+//     sessions that are no longer live, or whose owner's token version
+//     changed.
 //   - A websocket message or polling request over MaxMessageBytes (16 KiB)
 //     closes that connection. Handler also cuts polling bodies of unknown
 //     length at that size, which engine.io itself would read whole.
