@@ -279,3 +279,34 @@ func TestConcurrentLocalEmitsExactlyOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestEmitToRoomOfSocketIDLength emits, through another server and through
+// a RedisEmitter, to a room whose name is 20 characters long, the length
+// of a socket id: the socket on server A in that room must receive both.
+// The library's emitter publishes such a room's events on the namespace's
+// bare channel, which its Redis adapter ignores, so they were lost.
+func TestEmitToRoomOfSocketIDLength(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	allowTest := func(c *ServerConfig) { c.AllowTestRooms = true }
+	_, tsA := f.server(allowTest)
+	b, _ := f.server(allowTest)
+	worker := NewRedisEmitter(f.rc, f.key)
+	room := RoomTest + "_twenty_chars_ro"
+	if len(room) != 20 {
+		t.Fatalf("room %q has %d characters, want 20", room, len(room))
+	}
+	_, tok := f.user()
+	c := f.connect(tsA.URL, tok, sockettest.Options{Ack: true, Rooms: []string{room}})
+	if ok, _ := ackOf(t, c, "join", room); !ok {
+		t.Fatal("join: FORBIDDEN")
+	}
+	for name, e := range map[string]Emitter{"server B": b, "RedisEmitter": worker} {
+		if err := e.Emit(wait(t), room, TestSocketEventOne, name); err != nil {
+			t.Fatalf("%s: Emit: %v", name, err)
+		}
+		if got := waitEvent(t, c, TestSocketEventOne); string(got) != `"`+name+`"` {
+			t.Errorf("%s: got payload %s", name, got)
+		}
+	}
+}

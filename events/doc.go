@@ -53,9 +53,15 @@
 // pub/sub channels, for a key K such as "actionkit#socket.io", are:
 //
 //	K#/#<room>#      an emit to one room (the adapter PSUBSCRIBEs K#/#*)
-//	K#/#             an emit to several rooms or everyone
 //	K-request#/#     requests between servers, such as disconnecting a room
 //	K-response#/#    and K-response#/#<server uid>#, their answers
+//
+// Every emit goes to one room, on that room's channel. The library's
+// emitter would send an emit to several rooms or to everyone, and by
+// default one to a room whose name is 20 characters long (a socket id's
+// length), on the bare channel K#/#, which the adapter (v3.0.2) drops
+// without a word; the RedisEmitter therefore always names the room's
+// channel (TestEmitToRoomOfSocketIDLength).
 //
 // Server.Emit and Server.DisconnectUser publish like a RedisEmitter (the
 // adapter then delivers to this instance's sockets too), because the
