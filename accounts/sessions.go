@@ -23,6 +23,14 @@ func (s *Service) LiveSessions(ctx context.Context, owner uuid.UUID) ([]models.S
 	return s.Sessions.ListLive(ctx, s.DB, owner, s.Now())
 }
 
+// StillLive returns, in one statement, those of the given sessions (of any
+// owners) that are live now and whose owner is active and not deleted, with
+// the owner's token version: what a socket sweep needs to find the sockets
+// of sessions that ended without their disconnect message arriving.
+func (s *Service) StillLive(ctx context.Context, sessions []uuid.UUID) ([]models.LiveSession, error) {
+	return s.Accounts.LiveSessions(ctx, s.DB, sessions, s.Now())
+}
+
 // RevokeSession ends the session of owner whose id is session, with its
 // security event: a logout when it is current (the caller's own), else
 // session_revoked. ErrSessionNotFound means no live session of owner has

@@ -196,11 +196,13 @@ const burst = 25
 
 // TestConcurrentEmitsExactlyOnce emits bursts of events at once, from
 // server B and from a RedisEmitter (the worker's path), to sockets on server
-// A over websocket and polling: every socket must receive every event exactly
-// once. engine.io v2.5.0 wrote only the first of several room broadcasts that
-// reached a websocket together and dropped the rest without a word.
+// A over websocket and polling, in 10 rounds: every socket must receive every
+// event exactly once (1,000 deliveries). engine.io v2.5.0 wrote only the
+// first of several room broadcasts that reached a websocket together and
+// dropped the rest without a word.
 func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 	t.Parallel()
+	const rounds = 10
 	f := newFixture(t)
 	_, tsA := f.server(nil)
 	b, _ := f.server(nil)
@@ -214,13 +216,30 @@ func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 		}
 		clients = append(clients, c)
 	}
+	for round := range rounds {
+		want := burstOf(t, round, map[string]Emitter{"b": b, "worker": worker})
+		for i, c := range clients {
+			missing, dup := c.ReceiveAll(wait(t), PostPublished, "postId", want, 0)
+			if len(missing) > 0 || len(dup) > 0 {
+				t.Errorf("round %d, %s client: %d of %d events missing %v, duplicated %v",
+					round, transports[i].name, len(missing), len(want), missing, dup)
+			}
+		}
+	}
+	for _, c := range clients { // late duplicates of the last round
+		c.NoEvent(t, quiet, PostPublished)
+	}
+}
 
+// burstOf emits burst events at once from each emitter, and returns their
+// ids.
+func burstOf(t *testing.T, round int, emitters map[string]Emitter) map[string]bool {
 	want := map[string]bool{}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for name, e := range map[string]Emitter{"b": b, "worker": worker} {
+	for name, e := range emitters {
 		for i := range burst {
-			id := fmt.Sprintf("%s-%02d", name, i)
+			id := fmt.Sprintf("%d-%s-%02d", round, name, i)
 			want[id] = true
 			wg.Go(func() {
 				<-start
@@ -232,13 +251,7 @@ func TestConcurrentEmitsExactlyOnce(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-
-	for i, c := range clients {
-		missing, dup := c.ReceiveAll(wait(t), PostPublished, "postId", want, quiet)
-		if len(missing) > 0 || len(dup) > 0 {
-			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
-		}
-	}
+	return want
 }
 
 // TestConcurrentLocalEmitsExactlyOnce is the same burst on a server without
@@ -276,6 +289,37 @@ func TestConcurrentLocalEmitsExactlyOnce(t *testing.T) {
 		missing, dup := c.ReceiveAll(wait(t), PostPublished, "postId", want, quiet)
 		if len(missing) > 0 || len(dup) > 0 {
 			t.Errorf("%s client: %d of %d events missing %v, duplicated %v", transports[i].name, len(missing), len(want), missing, dup)
+		}
+	}
+}
+
+// TestEmitToRoomOfSocketIDLength emits, through another server and through
+// a RedisEmitter, to a room whose name is 20 characters long, the length
+// of a socket id: the socket on server A in that room must receive both.
+// The library's emitter publishes such a room's events on the namespace's
+// bare channel, which its Redis adapter ignores, so they were lost.
+func TestEmitToRoomOfSocketIDLength(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	allowTest := func(c *ServerConfig) { c.AllowTestRooms = true }
+	_, tsA := f.server(allowTest)
+	b, _ := f.server(allowTest)
+	worker := NewRedisEmitter(f.rc, f.key)
+	room := RoomTest + "_twenty_chars_ro"
+	if len(room) != 20 {
+		t.Fatalf("room %q has %d characters, want 20", room, len(room))
+	}
+	_, tok := f.user()
+	c := f.connect(tsA.URL, tok, sockettest.Options{Ack: true, Rooms: []string{room}})
+	if ok, _ := ackOf(t, c, "join", room); !ok {
+		t.Fatal("join: FORBIDDEN")
+	}
+	for name, e := range map[string]Emitter{"server B": b, "RedisEmitter": worker} {
+		if err := e.Emit(wait(t), room, TestSocketEventOne, name); err != nil {
+			t.Fatalf("%s: Emit: %v", name, err)
+		}
+		if got := waitEvent(t, c, TestSocketEventOne); string(got) != `"`+name+`"` {
+			t.Errorf("%s: got payload %s", name, got)
 		}
 	}
 }

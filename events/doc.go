@@ -33,6 +33,14 @@
 //   - DisconnectUser closes the connections of every socket of a user, on
 //     every instance. It also targets a room each socket joins on connect and
 //     can never leave, so a client that left its USER room is not spared.
+//   - A socket is bound to the session its token belongs to: it is
+//     disconnected when that session's end reaches its room, when the
+//     session's expiry comes (ServerConfig.SessionLive), and, should the
+//     end's message have been lost, by the sweep: every SessionSweep (a
+//     minute by default) each Server reads the sessions of all its sockets
+//     in one ServerConfig.LiveSessions call and disconnects the sockets of
+//     sessions that are no longer live, or whose owner's token version
+//     changed.
 //   - A websocket message or polling request over MaxMessageBytes (16 KiB)
 //     closes that connection. Handler also cuts polling bodies of unknown
 //     length at that size, which engine.io itself would read whole.
@@ -45,9 +53,15 @@
 // pub/sub channels, for a key K such as "actionkit#socket.io", are:
 //
 //	K#/#<room>#      an emit to one room (the adapter PSUBSCRIBEs K#/#*)
-//	K#/#             an emit to several rooms or everyone
 //	K-request#/#     requests between servers, such as disconnecting a room
 //	K-response#/#    and K-response#/#<server uid>#, their answers
+//
+// Every emit goes to one room, on that room's channel. The library's
+// emitter would send an emit to several rooms or to everyone, and by
+// default one to a room whose name is 20 characters long (a socket id's
+// length), on the bare channel K#/#, which the adapter (v3.0.2) drops
+// without a word; the RedisEmitter therefore always names the room's
+// channel (TestEmitToRoomOfSocketIDLength).
 //
 // Server.Emit and Server.DisconnectUser publish like a RedisEmitter (the
 // adapter then delivers to this instance's sockets too), because the

@@ -108,6 +108,13 @@ func (e *RedisEmitter) publish(ctx context.Context, what string, f func(*emitter
 	defer cancel()
 	opts := emitter.DefaultEmitterOptions()
 	opts.SetKey(e.key)
+	// Every single-room emit on the room's own channel. In its default mode
+	// the library's emitter publishes to a room whose name is as long as a
+	// socket id (20 characters) on the namespace's bare channel, and its
+	// Redis adapter drops whatever arrives there (it reads a room from the
+	// channel name and takes an empty one for a malformed channel): such
+	// rooms never got an event.
+	opts.SetSubscriptionMode(sioredis.DynamicPrivateSubscriptionMode)
 	em := emitter.NewEmitter(sioredis.NewRedisClient(ctx, e.rc), opts, "/")
 	done := make(chan error, 1)
 	go func() { done <- f(em) }()

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -42,6 +43,10 @@ type fixture struct {
 	mu       sync.Mutex
 	versions map[uuid.UUID]int64     // user id -> token version
 	sessions map[uuid.UUID]time.Time // session id -> expiry; absent: ended
+	owners   map[uuid.UUID]uuid.UUID // session id -> user id
+	sweeps   int                     // calls of liveSessions
+	swept    int                     // the most sessions one call asked for
+	failing  bool                    // liveSessions fails
 	servers  []*Server               // started by server, in order
 }
 
@@ -59,7 +64,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, tokens: tokens, rc: rc, key: prefix + "socket.io",
-		versions: map[uuid.UUID]int64{}, sessions: map[uuid.UUID]time.Time{}}
+		versions: map[uuid.UUID]int64{}, sessions: map[uuid.UUID]time.Time{}, owners: map[uuid.UUID]uuid.UUID{}}
 	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: f.load})
 	f.verify = func(ctx context.Context, tok string) (*action.Caller, error) {
 		return authn.Verify(ctx, "user", tok)
@@ -87,6 +92,29 @@ func (f *fixture) live(ctx context.Context, user, session uuid.UUID) (time.Time,
 	return p.SessionExpiresAt, err == nil, nil
 }
 
+// liveSessions is the servers' LiveSessions over the fixture's sessions;
+// calls counts its calls, and failing makes it fail.
+func (f *fixture) liveSessions(_ context.Context, ids []uuid.UUID) (map[uuid.UUID]LiveSession, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sweeps++
+	f.swept = max(f.swept, len(ids))
+	if f.failing {
+		return nil, errSweepFailed
+	}
+	live := map[uuid.UUID]LiveSession{}
+	for _, sid := range ids {
+		if exp, ok := f.sessions[sid]; ok && time.Now().Before(exp) {
+			u := f.owners[sid]
+			live[sid] = LiveSession{User: u, TokenVersion: f.versions[u], ExpiresAt: exp}
+		}
+	}
+	return live, nil
+}
+
+// errSweepFailed is the error of a failing liveSessions.
+var errSweepFailed = errors.New("the database is down")
+
 // peek is the servers' Peek.
 func (f *fixture) peek(token string) (uuid.UUID, uuid.UUID, bool) {
 	c, err := f.tokens.Parse("user", token)
@@ -111,6 +139,7 @@ func (f *fixture) login(id uuid.UUID, ttl time.Duration) string {
 	sid := uuid.Must(uuid.NewV7())
 	f.mu.Lock()
 	f.sessions[sid] = time.Now().Add(ttl)
+	f.owners[sid] = id
 	f.mu.Unlock()
 	return f.tokenIn("user", id, sid, 1)
 }
@@ -151,6 +180,7 @@ func (f *fixture) token(owner action.OwnerType, id uuid.UUID, version int64) str
 	sid := uuid.Must(uuid.NewV7())
 	f.mu.Lock()
 	f.sessions[sid] = time.Now().Add(time.Hour)
+	f.owners[sid] = id
 	f.mu.Unlock()
 	return f.tokenIn(owner, id, sid, version)
 }
@@ -168,7 +198,8 @@ func (f *fixture) tokenIn(owner action.OwnerType, id, sid uuid.UUID, version int
 // cfg.Redis is set to nil by mod) on an httptest server, and returns both.
 func (f *fixture) server(mod func(*ServerConfig)) (*Server, *httptest.Server) {
 	f.t.Helper()
-	cfg := ServerConfig{Redis: f.rc, Key: f.key, Verify: f.verify, Peek: f.peek, SessionLive: f.live}
+	cfg := ServerConfig{Redis: f.rc, Key: f.key, Verify: f.verify, Peek: f.peek, SessionLive: f.live,
+		LiveSessions: f.liveSessions}
 	if mod != nil {
 		mod(&cfg)
 	}

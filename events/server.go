@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,6 +67,19 @@ type ServerConfig struct {
 	// moves the expiry on), and is disconnected once it is not. Nil: sockets
 	// are not bound to their session's expiry.
 	SessionLive func(ctx context.Context, user, session uuid.UUID) (expiresAt time.Time, live bool, err error)
+	// LiveSessions reads, in one query, which of the given sessions are
+	// live, with their owner and the owner's token version; a session not
+	// in the answer is not live (ended, expired, or its owner deactivated or
+	// deleted). Every SessionSweep the server asks it about the sessions of
+	// all its sockets and disconnects those whose session is not live, is
+	// another user's, or whose owner's token version changed since the
+	// handshake, so that a socket whose disconnect message was lost does
+	// not outlive its session by more than that. An error keeps every
+	// socket until the next sweep. Nil: no sweep.
+	LiveSessions func(ctx context.Context, sessions []uuid.UUID) (map[uuid.UUID]LiveSession, error)
+	// SessionSweep is the period of the LiveSessions check; zero means
+	// DefaultSessionSweep, a negative value no sweep.
+	SessionSweep time.Duration
 	// AllowTestRooms lets sockets join rooms starting with RoomTest. False in
 	// production.
 	AllowTestRooms bool
@@ -89,6 +103,9 @@ type Server struct {
 	live      func(context.Context, uuid.UUID, uuid.UUID) (time.Time, bool, error)
 	allowTest bool
 	log       *slog.Logger
+
+	// liveSessions is ServerConfig.LiveSessions, nil without a sweep.
+	liveSessions func(context.Context, []uuid.UUID) (map[uuid.UUID]LiveSession, error)
 
 	ctx          context.Context // ends at Close
 	cancel       context.CancelFunc
@@ -150,6 +167,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.io.Use(s.authenticate)
 	_ = s.io.On("connection", s.onConnection)
 	s.handler = guard(s.io.ServeHandler(nil))
+	if cfg.LiveSessions != nil && cfg.SessionSweep >= 0 {
+		s.liveSessions = cfg.LiveSessions
+		go s.sweepLoop(cmp.Or(cfg.SessionSweep, DefaultSessionSweep))
+	}
 	return s, nil
 }
 

@@ -208,12 +208,14 @@ const sessionRetry = 5 * time.Second
 // sessionBinding is what a socket keeps of the session it connected in.
 type sessionBinding struct {
 	user, session uuid.UUID
+	tokenVersion  int64
 	expiresAt     time.Time
 }
 
 // bindToSession records the session of a socket being connected.
 func (s *Server) bindToSession(sock *socket.Socket, caller *action.Caller) {
-	sock.SetData(&sessionBinding{user: caller.ID, session: caller.Session, expiresAt: caller.SessionExpiresAt})
+	sock.SetData(&sessionBinding{user: caller.ID, session: caller.Session, tokenVersion: caller.TokenVersion,
+		expiresAt: caller.SessionExpiresAt})
 }
 
 // onConnection starts watching the session of a socket that just

@@ -95,7 +95,7 @@ type AccountStore struct {
 type accountQueries struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
 	lockForUpdate, setActive, softDelete, verifyEmail                 string
-	byIDWithSession, restore, list                                    string
+	byIDWithSession, restore, list, liveSessions                      string
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
@@ -131,6 +131,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		verifyEmail: upd + `email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1
 			RETURNING ` + accountColumns,
 		byIDWithSession: byIDWithSessionSQL(t),
+		liveSessions:    liveSessionsSQL(t),
 		restore:         upd + `deleted_at = NULL, updated_at = $2 WHERE id = $1`,
 		list:            listAccountsSQL(t),
 	}}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lib/pq"
+
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/models"
 )
@@ -323,6 +325,10 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 		// primary key, its session's live row through the partial index.
 		{"ByIDWithSession", accounts.ByIDWithSessionSQL(), []any{id, id},
 			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_chain_live_idx"}},
+		// The socket sweep: each chain's live row through the partial
+		// index, its owner by primary key.
+		{"LiveSessions", accounts.LiveSessionsSQL(), []any{pq.StringArray{id, "0199a7a0-0000-7000-8000-000000000001"}},
+			[]string{"user_sessions_chain_live_idx", "users_pkey"}},
 		{"List", accounts.ListSQL(), []any{"", "all", nil, nil, 50}, []string{"Index Scan Backward using users_created_at_idx"}},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,9 @@ func (s *SessionStore) LockOwnerAndReadSQL() string { return s.lockOwnerAndRead 
 // ByIDWithSessionSQL exposes the SQL of ByIDWithSession for EXPLAIN tests.
 func (s *AccountStore) ByIDWithSessionSQL() string { return s.byIDWithSession }
 
+// LiveSessionsSQL exposes the SQL of LiveSessions for EXPLAIN tests.
+func (s *AccountStore) LiveSessionsSQL() string { return s.liveSessions }
+
 // ListSQL exposes the SQL of List for EXPLAIN tests.
 func (s *AccountStore) ListSQL() string { return s.list }
 

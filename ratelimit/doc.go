@@ -15,11 +15,14 @@
 //
 // Each instance admits a hit while the last shared total it read from Redis
 // plus its own hits since stay below the limit, and syncs every interval I
-// (at most 1 s): INCRBY of its new hits and read of the total, one
-// pipelined round trip for all its active keys. A hit admitted by one
+// (at most 1 s): INCRBY of its new hits and a read of the total of every
+// key it holds for the current window, whether or not it had a new hit on
+// it, in one pipelined round trip (per 512 keys). A hit admitted by one
 // instance is therefore in Redis within I (plus a round trip), and known to
-// every other instance that sees the key within 2·I (plus two round
-// trips). So once the shared count of a key reaches the limit, the other
+// every other instance that holds the key, busy with it or idle, within
+// 2·I (plus two round trips); an instance that has not seen the key in the
+// window reads the total with the first sync after its first hit, and
+// admits at most the hits of that one interval meanwhile. So once the shared count of a key reaches the limit, the other
 // instances admit for at most 2·I more: over a window, N instances admit
 // at most the limit plus the hits that reach them in those 2·I, and never
 // more than N times the limit. With I = 1 s, a client sending r requests a

@@ -2,10 +2,12 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -41,11 +43,12 @@ type SharedConfig struct {
 // with no network call, and whose counts are reconciled with Redis in the
 // background: every SyncInterval each instance adds the hits it admitted
 // since the last sync to the shared counter (INCRBY) and reads back the
-// total, in one pipelined round trip for all its active keys. A hit is
-// admitted while the instance's estimate, the last total read from Redis
-// plus its own hits since, is below the limit. Windows are aligned to the
-// clock (window k of length w covers [k·w, (k+1)·w)), so instances with
-// synchronised clocks count the same window.
+// total of every key it holds for the current window, also of keys it has
+// had no new hit on (GET), in one pipelined round trip (per 512 keys). A
+// hit is admitted while the instance's estimate, the last total read from
+// Redis plus its own hits since, is below the limit. Windows are aligned
+// to the clock (window k of length w covers [k·w, (k+1)·w)), so instances
+// with synchronised clocks count the same window.
 //
 // Instances learn of each other's hits late, so together they may admit
 // more than the limit: see the package documentation for the bound. When
@@ -61,8 +64,9 @@ type Shared struct {
 	seed     maphash.Seed
 	shards   [shardCount]sharedShard
 
-	syncMu   sync.Mutex // one reconciliation at a time
-	degraded bool       // guarded by syncMu
+	syncMu   sync.Mutex   // one reconciliation at a time
+	degraded bool         // guarded by syncMu
+	syncs    atomic.Int64 // reconciliations completed without error
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -80,7 +84,6 @@ type sharedEntry struct {
 	known    int64 // the shared total last read from Redis
 	pending  int64 // hits admitted here and not yet sent
 	inflight int64 // hits being sent by the running sync
-	dirty    bool  // touched since the last sync
 }
 
 // NewShared returns a Shared limiter for cfg and starts its reconciliation loop.
@@ -157,7 +160,6 @@ func (s *Shared) Allow(key string, limit int, window time.Duration) Decision {
 		e = &sharedEntry{index: index}
 		sh.m[k] = e
 	}
-	e.dirty = true
 	count := e.known + e.inflight + e.pending
 	allowed := count < int64(limit)
 	if allowed {
@@ -178,20 +180,39 @@ type syncItem struct {
 	k     localKey
 	e     *sharedEntry
 	rkey  string
-	delta int64
+	delta int64 // hits to add; zero: the total is only read
 	ttl   int64 // milliseconds
 	total int64
 	sent  bool
 }
 
-// Sync reconciles every key touched since the last sync with Redis: it
-// adds the hits admitted here and reads back the shared totals. Windows
-// that have ended are forgotten. It returns the Redis error, if any, after
-// putting the unsent hits back so a later sync sends them.
+// Sync reconciles every key held for its current window with Redis: it adds
+// the hits admitted here since the last sync and reads back the shared
+// totals, also of keys with no new hit here, so that an instance learns of
+// the other instances' hits whether or not it sees the client again.
+// Windows that have ended are forgotten. It returns the Redis error, if any,
+// after putting the unsent hits back so a later sync sends them.
 func (s *Shared) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
-	now := s.now().UnixNano()
+	items := s.collect(s.now().UnixNano())
+	var err error
+	for start := 0; start < len(items) && err == nil; start += syncBatch {
+		err = s.send(ctx, items[start:min(start+syncBatch, len(items))])
+	}
+	if len(items) > 0 {
+		s.settle(items, err)
+	}
+	if err == nil {
+		s.syncs.Add(1)
+	}
+	return err
+}
+
+// collect forgets the windows that ended before now and returns an item for
+// every other key, moving its pending hits in flight. Without Redis it only
+// forgets.
+func (s *Shared) collect(now int64) []syncItem {
 	var items []syncItem
 	for i := range s.shards {
 		sh := &s.shards[i]
@@ -201,7 +222,7 @@ func (s *Shared) Sync(ctx context.Context) error {
 				delete(sh.m, k)
 				continue
 			}
-			if s.pool == nil || (!e.dirty && e.pending == 0) {
+			if s.pool == nil {
 				continue
 			}
 			end := (e.index + 1) * int64(k.window)
@@ -212,22 +233,15 @@ func (s *Shared) Sync(ctx context.Context) error {
 				// whose clocks differ a little still meet in it.
 				ttl: (end-now)/int64(time.Millisecond) + 60_000,
 			})
-			e.inflight, e.pending, e.dirty = e.pending, 0, false
+			e.inflight, e.pending = e.pending, 0
 		}
 		sh.mu.Unlock()
 	}
-	if len(items) == 0 {
-		return nil
-	}
-	var err error
-	for start := 0; start < len(items) && err == nil; start += syncBatch {
-		err = s.send(ctx, items[start:min(start+syncBatch, len(items))])
-	}
-	s.settle(items, err)
-	return err
+	return items
 }
 
-// send runs INCRBY and PEXPIRE for each item in one pipelined round trip.
+// send runs, in one pipelined round trip, INCRBY and PEXPIRE for each item
+// with new hits and GET for each item without.
 func (s *Shared) send(ctx context.Context, items []syncItem) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -237,10 +251,7 @@ func (s *Shared) send(ctx context.Context, items []syncItem) error {
 	}
 	defer conn.Close()
 	for _, it := range items {
-		if err := conn.Send("INCRBY", it.rkey, it.delta); err != nil {
-			return err
-		}
-		if err := conn.Send("PEXPIRE", it.rkey, it.ttl); err != nil {
+		if err := sendItem(conn, it); err != nil {
 			return err
 		}
 	}
@@ -248,16 +259,30 @@ func (s *Shared) send(ctx context.Context, items []syncItem) error {
 		return err
 	}
 	for i := range items {
+		// GET of a key no instance has written yet is nil: a total of 0.
 		total, err := redis.Int64(redis.ReceiveWithTimeout(conn, s.timeout))
-		if err != nil {
+		if err != nil && !errors.Is(err, redis.ErrNil) {
 			return err
 		}
-		if _, err := redis.ReceiveWithTimeout(conn, s.timeout); err != nil {
-			return err
+		if items[i].delta > 0 {
+			if _, err := redis.ReceiveWithTimeout(conn, s.timeout); err != nil {
+				return err
+			}
 		}
 		items[i].total, items[i].sent = total, true
 	}
 	return nil
+}
+
+// sendItem buffers the commands of one item.
+func sendItem(conn redis.Conn, it syncItem) error {
+	if it.delta == 0 {
+		return conn.Send("GET", it.rkey)
+	}
+	if err := conn.Send("INCRBY", it.rkey, it.delta); err != nil {
+		return err
+	}
+	return conn.Send("PEXPIRE", it.rkey, it.ttl)
 }
 
 // settle records the totals read, or on failure puts the hits back.
@@ -271,7 +296,6 @@ func (s *Shared) settle(items []syncItem, err error) {
 			it.e.known = max(it.e.known, it.total)
 		} else {
 			it.e.pending += it.delta
-			it.e.dirty = true
 		}
 		it.e.inflight = 0
 		sh.mu.Unlock()

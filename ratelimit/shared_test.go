@@ -99,6 +99,75 @@ func TestSharedTwoInstances(t *testing.T) {
 	}
 }
 
+// TestSharedIdleInstanceLearns is the sequence A, B, A, B with a limit of
+// 4 and B syncing first: B reads a total of 2, then A adds its hits. B gets
+// no new hit on the key, yet its next sync must read the total of 4, so
+// that neither instance admits a fifth.
+func TestSharedIdleInstanceLearns(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	pool, prefix := redisPool(t), keyPrefix(t)
+	a := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	b := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	ctx := context.Background()
+	for i, s := range []*Shared{a, b, a, b} {
+		if !s.Allow("k", 4, time.Minute).Allowed {
+			t.Fatalf("hit %d refused", i+1)
+		}
+	}
+	for _, s := range []*Shared{b, a, b} { // b's second sync has nothing to send
+		if err := s.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, s := range map[string]*Shared{"a": a, "b": b} {
+		if d := s.Allow("k", 4, time.Minute); d.Allowed {
+			t.Errorf("%s admitted a fifth hit of 4 (%+v)", name, d)
+		}
+	}
+}
+
+// TestSharedIdleInstanceLearnsInBackground is the same with the background
+// loops: B sends its two hits and goes idle, A's two reach Redis after,
+// and once a sync of B has started after that, B refuses. It waits for the
+// syncs themselves (their count), not for time.
+func TestSharedIdleInstanceLearnsInBackground(t *testing.T) {
+	t.Parallel()
+	pool, prefix := redisPool(t), keyPrefix(t)
+	cfg := SharedConfig{Pool: pool, Prefix: prefix, SyncInterval: 20 * time.Millisecond}
+	a, b := NewShared(cfg), NewShared(cfg)
+	defer a.Close()
+	defer b.Close()
+	// An hour's window, so that the test does not straddle a window's end.
+	hit := func(s *Shared) bool { return s.Allow("k", 4, time.Hour).Allowed }
+	if !hit(b) || !hit(b) {
+		t.Fatal("b refused one of its first two hits")
+	}
+	// Each wait for two syncs sees one that started after the call end.
+	waitSyncs(t, b, 2) // b has sent its hits and is now idle on the key
+	if !hit(a) || !hit(a) {
+		t.Fatal("a refused one of its two hits after b's sync")
+	}
+	waitSyncs(t, a, 2) // a's hits are in Redis
+	waitSyncs(t, b, 2) // a sync of b that started after that has ended
+	if hit(b) {
+		t.Fatal("the idle instance admitted a fifth hit of 4: it never read the shared total back")
+	}
+}
+
+// waitSyncs waits until s has completed n more syncs than when called.
+func waitSyncs(t *testing.T, s *Shared, n int64) {
+	t.Helper()
+	want := s.syncs.Load() + n
+	deadline := time.Now().Add(10 * time.Second)
+	for s.syncs.Load() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10s for %d syncs", n)
+		}
+		time.Sleep(time.Millisecond) // pacing the polls, not synchronising
+	}
+}
+
 // TestSharedRedisDown keeps counting in process while Redis fails, logs
 // once each way, and adds the hits counted meanwhile when Redis is back.
 func TestSharedRedisDown(t *testing.T) {

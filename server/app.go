@@ -54,6 +54,9 @@ type app struct {
 	rc       *goredis.Client
 	emitter  events.Emitter
 	mailer   *mail.Mailer
+	// socketSweep is the period of the socket session sweep; zero means
+	// events.DefaultSessionSweep. Tests shorten it.
+	socketSweep time.Duration
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),

@@ -93,18 +93,27 @@ func testEnv(t testing.TB, overrides ...string) map[string]string {
 // stops it when the test ends, requiring a clean exit.
 func startServer(t testing.TB, env map[string]string, args ...string) *testServer {
 	t.Helper()
+	return startServerWith(t, env, nil, args...)
+}
+
+// startServerWith is startServer with mod applied to the program's
+// environment first (nil: none), for what only code can set.
+func startServerWith(t testing.TB, env map[string]string, mod func(*environment), args ...string) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{t: t, env: env, logs: &syncBuffer{}, cancel: cancel, exit: make(chan int, 1)}
 	addrs := make(chan net.Addr, 1)
-	go func() {
-		s.exit <- run(ctx, &environment{
-			args:      args,
-			getenv:    func(k string) string { return env[k] },
-			stdout:    s.logs,
-			stderr:    s.logs,
-			listening: func(a net.Addr) { addrs <- a },
-		})
-	}()
+	e := &environment{
+		args:      args,
+		getenv:    func(k string) string { return env[k] },
+		stdout:    s.logs,
+		stderr:    s.logs,
+		listening: func(a net.Addr) { addrs <- a },
+	}
+	if mod != nil {
+		mod(e)
+	}
+	go func() { s.exit <- run(ctx, e) }()
 	select {
 	case a := <-addrs:
 		s.URL = "http://" + a.String()

@@ -61,6 +61,18 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 			}
 			return p.SessionExpiresAt, err == nil, err
 		},
+		LiveSessions: func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]events.LiveSession, error) {
+			rows, err := users.StillLive(ctx, ids)
+			if err != nil {
+				return nil, err
+			}
+			live := make(map[uuid.UUID]events.LiveSession, len(rows))
+			for _, r := range rows {
+				live[r.ChainID] = events.LiveSession{User: r.OwnerID, TokenVersion: r.TokenVersion, ExpiresAt: r.ExpiresAt}
+			}
+			return live, nil
+		},
+		SessionSweep:   a.socketSweep,
 		AllowTestRooms: !a.cfg.production(),
 		Logger:         a.log,
 	})

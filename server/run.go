@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/actionkit/actionkit/internal/redislog"
 )
@@ -22,6 +23,9 @@ type environment struct {
 	// listening, when set, is called with the API's address once it accepts
 	// connections (tests start the server on port 0).
 	listening func(net.Addr)
+	// socketSweep, when not zero, replaces the period of the socket session
+	// sweep, for tests that cannot wait a minute.
+	socketSweep time.Duration
 }
 
 const usage = `usage: server [command]
@@ -82,6 +86,7 @@ func run(ctx context.Context, env *environment) int {
 		return 1
 	}
 	defer a.close()
+	a.socketSweep = env.socketSweep
 	if cmd == "migrate" {
 		log.Info("migrations applied")
 		return 0
