@@ -214,33 +214,6 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	}
 }
 
-// TestHashingBusy saturates the password hasher: requests that cannot get
-// a hashing slot in time get 503 SERVICE_BUSY with Retry-After, never a
-// crash, and the server keeps serving.
-func TestHashingBusy(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, testEnv(t, "PASSWORD_HASH_CONCURRENCY=1", "PASSWORD_HASH_MAX_WAIT=1ms",
-		"PASSWORD_HASH_MEMORY_KIB=65536", "PASSWORD_HASH_ITERATIONS=3"), "api")
-	var busy *apiResponse
-	var mu sync.Mutex
-	codes := parallel(8, func(int) int {
-		r := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": uniqueEmail(), "password": strongPassword})
-		if r.Status == 503 {
-			mu.Lock()
-			busy = r
-			mu.Unlock()
-		}
-		return r.Status
-	})
-	if codes[503] == 0 || codes[400]+codes[503] != 8 {
-		t.Fatalf("statuses = %v, want some 503 beside 400s", codes)
-	}
-	if busy.str("error") != "SERVICE_BUSY" || busy.Header.Get("Retry-After") != "1" {
-		t.Errorf("busy answer = %s (Retry-After %q)", busy.Raw, busy.Header.Get("Retry-After"))
-	}
-	s.client().call(http.MethodGet, "/health", nil).want(t, 200, "")
-}
-
 // TestRefreshRacingLogoutAll: whatever order a refresh and a logout-all of
 // one user run in, no live session may survive the logout-all (a rotation
 // must not slip a successor past it).
