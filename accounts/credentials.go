@@ -259,50 +259,67 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 
 // ResetPassword sets a new password with a reset token: the token is
 // consumed, the token version incremented and every session revoked, in
-// one transaction. It does not log in.
+// one transaction. It does not log in. The token is checked before the
+// password is hashed, so that a random token costs no hashing work; the
+// transaction takes it only if it is still unused, so of concurrent resets
+// with one token exactly one succeeds.
 func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) error {
 	if !auth.WellFormedRefreshToken(raw) {
 		return ErrInvalidToken
+	}
+	hash := auth.HashRefreshToken(raw)
+	tok, err := s.OneTime.Live(ctx, s.DB, models.PurposePasswordReset, hash, s.Now())
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
+		return ErrInvalidToken
+	}
+	if err != nil {
+		return err
 	}
 	encoded, salt, err := s.Hasher.Hash(ctx, password)
 	if err != nil {
 		return err
 	}
 	now := s.Now()
-	var owner uuid.UUID
+	owner := tok.OwnerID
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, auth.HashRefreshToken(raw), now)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
-			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
-		}
-		owner = tok.OwnerID
-		acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
-			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-			return err
-		}
-		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-			return err
-		}
-		revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
-		if err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
+		return s.resetPassword(ctx, tx, hash, owner, encoded, salt, now, o)
 	})
 	if err != nil {
 		return err
 	}
 	s.notifyEnded(owner, nil)
 	return nil
+}
+
+// resetPassword is the transaction of ResetPassword: it consumes the token
+// with hash, which must still be the live token of owner, and sets the
+// owner's password.
+func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) error {
+	tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
+		return ErrInvalidToken // used, voided or expired since it was checked
+	}
+	if err != nil {
+		return err
+	}
+	acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
+		return ErrInvalidToken
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+		return err
+	}
+	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return err
+	}
+	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	if err != nil {
+		return err
+	}
+	return s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
 }
 
 // VerifyEmail consumes a verification token and marks its owner's address

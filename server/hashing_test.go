@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -69,4 +70,38 @@ func TestHashingBusy(t *testing.T) {
 		t.Errorf("busy answer = %s (Retry-After %q)", busy.Raw, busy.Header.Get("Retry-After"))
 	}
 	s.client().call(http.MethodGet, "/health", nil).want(t, 200, "")
+}
+
+// TestResetChecksTokenBeforeHashing: a reset whose token is unknown, used
+// or expired is refused before any password hashing (an Argon2id run per
+// random token would let anyone keep the hasher busy), and of two
+// concurrent resets with one token exactly one succeeds.
+func TestResetChecksTokenBeforeHashing(t *testing.T) {
+	t.Parallel()
+	s, smtp := mailServer(t)
+	c := s.client()
+	u := register(t, c, "web")
+	c.call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": u.email}).want(t, 200, "")
+	token := tokenOf(t, waitMails(t, smtp, u.email, "Reset your password", 1)[0], resetLinkRe)
+	hashes := func() float64 { return metricValue(t, c, "actionkit_password_hashes_total") }
+	before := hashes()
+	if before < 1 {
+		t.Fatalf("actionkit_password_hashes_total = %v after a registration", before)
+	}
+	reset := func(token string) *apiResponse {
+		return s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": token, "password": newPassword})
+	}
+	reset(strings.Repeat("0", 64)).want(t, 400, "USER_BAD_REQUEST_INVALID_RESET_TOKEN")
+	if got := hashes(); got != before {
+		t.Fatalf("an unknown token cost %v password hashes", got-before)
+	}
+	codes := parallel(2, func(int) int { return reset(token).Status })
+	if codes[200] != 1 || codes[400] != 1 {
+		t.Fatalf("two concurrent resets with one token: %v, want one 200 and one 400", codes)
+	}
+	before = hashes()
+	reset(token).want(t, 400, "USER_BAD_REQUEST_INVALID_RESET_TOKEN")
+	if got := hashes(); got != before {
+		t.Fatalf("a used token cost %v password hashes", got-before)
+	}
 }
