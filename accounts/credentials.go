@@ -49,6 +49,10 @@ func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.A
 // its live row is replaced by a new one of the same chain (same session id,
 // client and platform), so the caller's previous refresh token is a replay
 // if presented again.
+//
+// The check of the current password is a login attempt for the Throttle,
+// keyed by the account's e-mail: it may be refused with a
+// *SlowedDownError, and its outcome is reported.
 func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, current, next string, o Origin) (*Issued, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if errors.Is(err, models.ErrNotFound) {
@@ -57,13 +61,18 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.slowedDown(ctx, acc.Email, o); err != nil {
+		return nil, err
+	}
 	ok, _, err := s.Hasher.Verify(ctx, acc.Password, current)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
+		s.throttleFailed(ctx, acc.Email, o)
 		return nil, ErrInvalidCredentials
 	}
+	s.throttleSucceeded(ctx, acc.Email, o)
 	if next == current {
 		return nil, ErrSamePassword
 	}

@@ -113,21 +113,15 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 // success.
 func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if s.Throttle != nil {
-		if wait := s.Throttle.Wait(ctx, email, o.IP); wait > 0 {
-			return nil, &SlowedDownError{RetryAfter: wait}
-		}
+	if err := s.slowedDown(ctx, email, o); err != nil {
+		return nil, err
 	}
 	iss, err := s.login(ctx, email, password, o)
-	if s.Throttle != nil {
-		// The outcome is recorded even if the request was cancelled.
-		ctx := context.WithoutCancel(ctx)
-		switch {
-		case err == nil:
-			s.Throttle.Succeeded(ctx, email, o.IP)
-		case errors.Is(err, ErrInvalidCredentials):
-			s.Throttle.Failed(ctx, email, o.IP)
-		}
+	switch {
+	case err == nil:
+		s.throttleSucceeded(ctx, email, o)
+	case errors.Is(err, ErrInvalidCredentials):
+		s.throttleFailed(ctx, email, o)
 	}
 	return iss, err
 }

@@ -30,7 +30,7 @@ func (a *ChangePassword) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "ChangePassword", "changepassword")
 	s.Summary = "Change your password; every other session ends"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
-	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy}
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	s.RateClass = action.RatePassword
 	s.SameSite = true // sets the refresh cookie
 	return s
