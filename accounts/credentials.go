@@ -134,6 +134,7 @@ func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked strin
 		return nil, nil, err
 	}
 	sess.ChainID, sess.LoginAt, sess.Client, sess.Platform = old.ChainID, old.LoginAt, old.Client, old.Platform
+	sess.RefreshWindowAt, sess.RefreshCount = old.RefreshWindowAt, old.RefreshCount // a new password is no new refresh budget
 	if err := s.Sessions.Create(ctx, tx, sess); err != nil {
 		return nil, nil, err
 	}

@@ -26,7 +26,13 @@ var (
 	ErrDeleted            = errors.New("accounts: account deleted")
 	ErrExists             = errors.New("accounts: account already exists")
 	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
-	ErrNotFound           = errors.New("accounts: account not found")
+	// ErrUnknownRefresh is an ErrInvalidRefresh whose token names no
+	// session (malformed or unknown): such presentations spend the
+	// client's refresh budget, while a known token spends its session's.
+	ErrUnknownRefresh = fmt.Errorf("%w: unknown or malformed", ErrInvalidRefresh)
+	// ErrLimited is matched by a *LimitedError.
+	ErrLimited  = errors.New("accounts: budget spent")
+	ErrNotFound = errors.New("accounts: account not found")
 	// ErrSlowedDown is matched by a *SlowedDownError.
 	ErrSlowedDown = errors.New("accounts: login attempts slowed down")
 	// ErrInvalidToken: a one-time token that is malformed, unknown,
@@ -57,6 +63,17 @@ func (e *SlowedDownError) Error() string {
 
 // Is matches ErrSlowedDown.
 func (e *SlowedDownError) Is(target error) bool { return target == ErrSlowedDown }
+
+// LimitedError refuses a refresh of a session that has spent its refresh
+// budget; nothing changed, and its token still works after RetryAfter.
+type LimitedError struct{ RetryAfter time.Duration }
+
+func (e *LimitedError) Error() string {
+	return fmt.Sprintf("%v: retry after %v", ErrLimited, e.RetryAfter)
+}
+
+// Is matches ErrLimited.
+func (e *LimitedError) Is(target error) bool { return target == ErrLimited }
 
 // Throttle slows password guessing against one account (implemented by
 // ratelimit.SlowDown). Wait returns how long an attempt on email from ip
@@ -107,11 +124,14 @@ type Service struct {
 	// meaning every session of the owner.
 	Ended func(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID)
 	// RefreshOutcome, when set, is called once per refresh with its
-	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
-	// replay.
+	// outcome: rotated, limited, malformed, unknown, expired, revoked,
+	// inactive, replay or replay_repeated.
 	RefreshOutcome func(outcome string)
 	// Throttle, when set, slows repeated failed logins per e-mail.
 	Throttle Throttle
+	// RefreshBudget bounds the refreshes of each session; the zero value
+	// bounds nothing.
+	RefreshBudget models.RefreshBudget
 	// OneTime stores the one-time tokens of the credential flows.
 	OneTime models.TokenStore
 	// Events stores the security events, written in the transaction of
