@@ -52,7 +52,8 @@ func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.A
 //
 // The check of the current password is a login attempt for the Throttle,
 // keyed by the account's e-mail: it may be refused with a
-// *SlowedDownError, and its outcome is reported.
+// *SlowedDownError, and its outcome is reported (a right password makes
+// the account trust the client).
 func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, current, next string, o Origin) (*Issued, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if errors.Is(err, models.ErrNotFound) {
@@ -72,7 +73,7 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 		s.throttleFailed(ctx, acc.Email, o)
 		return nil, ErrInvalidCredentials
 	}
-	s.throttleSucceeded(ctx, acc.Email, o)
+	device := s.trustClient(ctx, acc.Email, o)
 	if next == current {
 		return nil, ErrSamePassword
 	}
@@ -98,7 +99,12 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 		return nil, err
 	}
 	s.notifyEnded(owner, ended)
-	return s.issue(acc, sess, raw)
+	iss, err := s.issue(acc, sess, raw)
+	if err != nil {
+		return nil, err
+	}
+	iss.Device = device
+	return iss, nil
 }
 
 // changePassword is the transaction of ChangePassword: checked is the hash
@@ -269,67 +275,71 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 
 // ResetPassword sets a new password with a reset token: the token is
 // consumed, the token version incremented and every session revoked, in
-// one transaction. It does not log in. The token is checked before the
-// password is hashed, so that a random token costs no hashing work; the
-// transaction takes it only if it is still unused, so of concurrent resets
-// with one token exactly one succeeds.
-func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) error {
+// one transaction. It does not log in, but the account then trusts the
+// client that completed it (see trustClient), whose device value it
+// returns. The token is checked before the password is hashed, so that a
+// random token costs no hashing work; the transaction takes it only if it
+// is still unused, so of concurrent resets with one token exactly one
+// succeeds.
+func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) (device string, err error) {
 	if !auth.WellFormedRefreshToken(raw) {
-		return ErrInvalidToken
+		return "", ErrInvalidToken
 	}
 	hash := auth.HashRefreshToken(raw)
 	tok, err := s.OneTime.Live(ctx, s.DB, models.PurposePasswordReset, hash, s.Now())
 	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
-		return ErrInvalidToken
+		return "", ErrInvalidToken
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	encoded, salt, err := s.Hasher.Hash(ctx, password)
 	if err != nil {
-		return err
+		return "", err
 	}
 	now := s.Now()
-	owner := tok.OwnerID
+	var acc *models.Account
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		return s.resetPassword(ctx, tx, hash, owner, encoded, salt, now, o)
+		var err error
+		acc, err = s.resetPassword(ctx, tx, hash, tok.OwnerID, encoded, salt, now, o)
+		return err
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
-	s.notifyEnded(owner, nil)
-	return nil
+	s.notifyEnded(acc.ID, nil)
+	return s.trustClient(ctx, acc.Email, o), nil
 }
 
 // resetPassword is the transaction of ResetPassword: it consumes the token
 // with hash, which must still be the live token of owner, and sets the
-// owner's password.
-func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) error {
+// owner's password. It returns the owner.
+func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) (*models.Account, error) {
 	tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
-		return ErrInvalidToken // used, voided or expired since it was checked
+		return nil, ErrInvalidToken // used, voided or expired since it was checked
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
-		return ErrInvalidToken
+		return nil, ErrInvalidToken
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-		return err
+		return nil, err
 	}
 	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
+	return acc, s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
 }
 
 // VerifyEmail consumes a verification token and marks its owner's address

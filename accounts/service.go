@@ -76,13 +76,16 @@ func (e *LimitedError) Error() string {
 func (e *LimitedError) Is(target error) bool { return target == ErrLimited }
 
 // Throttle slows password guessing against one account (implemented by
-// ratelimit.SlowDown). Wait returns how long an attempt on email from ip
-// must wait before it may be evaluated (zero: now); Failed and Succeeded
-// report the outcome of an evaluated attempt. Implementations fail open.
+// ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
+// presenting device (the client's device value, "" if none), must wait
+// before it may be evaluated (zero: now); Failed reports an evaluated
+// attempt that failed, and Succeeded one that proved the client holds the
+// account: the account then trusts the client, and Succeeded returns the
+// device value the client should keep. Implementations fail open.
 type Throttle interface {
-	Wait(ctx context.Context, email, ip string) time.Duration
-	Failed(ctx context.Context, email, ip string)
-	Succeeded(ctx context.Context, email, ip string)
+	Wait(ctx context.Context, email, ip, device string) time.Duration
+	Failed(ctx context.Context, email, ip, device string)
+	Succeeded(ctx context.Context, email, ip, device string) string
 }
 
 // Origin describes where a session is opened from.
@@ -91,17 +94,22 @@ type Origin struct {
 	Platform  string
 	IP        string
 	UserAgent string
+	// Device is the device value the client presented (its device cookie,
+	// or an app's deviceToken argument), "" if none: see Throttle.
+	Device string
 }
 
 // Issued is the outcome of a register, login or refresh: the account, its
 // new session, and the two tokens. RefreshToken is the raw token, which is
-// never stored.
+// never stored. Device, set by the flows that authenticate the client
+// (register, login, password change), is the device value it should keep.
 type Issued struct {
 	Account         *models.Account
 	Session         *models.Session
 	AccessToken     string
 	AccessExpiresAt time.Time
 	RefreshToken    string
+	Device          string
 }
 
 // Service runs one Kind's accounts and sessions. Fields are dependencies,

@@ -196,7 +196,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	s := startServer(t, testEnv(t), "api")
 	c := s.client()
 	u := register(t, s.client(), "app")
-	c.call(http.MethodGet, "/v1/users/login?email="+u.email+"&password="+strongPassword, nil, "X-Client", "app").want(t, 201, "")
+	device := u.res.str("deviceToken")
+	c.call(http.MethodGet, "/v1/users/login?email="+u.email+"&password="+strongPassword+"&deviceToken="+device, nil, "X-Client", "app").want(t, 201, "")
 	r := s.client().call(http.MethodGet, "/v1/users/refresh?refreshToken="+u.refresh, nil).want(t, 200, "")
 	refreshWith(s.client(), http.MethodGet, u.refresh).want(t, 401, "")
 	c.call(http.MethodGet, "/v1/users/read?token="+u.token, nil, u.auth()...)
@@ -204,7 +205,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	s.client().call(http.MethodGet, "/v1/users/login?email="+u.email+";password="+strongPassword, nil)
 	logs := s.logs.String()
 	for name, secret := range map[string]string{"password": strongPassword, "refresh token": u.refresh, "access token": u.token,
-		"rotated token": r.str("refreshToken"), "signing secret": testSecret, "refresh hash": sha256Hex(u.refresh)} {
+		"rotated token": r.str("refreshToken"), "signing secret": testSecret, "refresh hash": sha256Hex(u.refresh),
+		"device token": device} {
 		if strings.Contains(logs, secret) {
 			t.Errorf("the logs contain the %s", name)
 		}

@@ -112,7 +112,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	a.registerAdminUserActions(fw, users)
 	// The mail flows are for users only.
 	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
-	framework.Register(fw, &v1.ResetPassword{Accounts: users})
+	framework.Register(fw, &v1.ResetPassword{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
 	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
