@@ -26,13 +26,13 @@ var (
 	ErrDeleted            = errors.New("accounts: account deleted")
 	ErrExists             = errors.New("accounts: account already exists")
 	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
+	ErrNotFound           = errors.New("accounts: account not found")
 	// ErrUnknownRefresh is an ErrInvalidRefresh whose token names no
 	// session (malformed or unknown): such presentations spend the
 	// client's refresh budget, while a known token spends its session's.
 	ErrUnknownRefresh = fmt.Errorf("%w: unknown or malformed", ErrInvalidRefresh)
 	// ErrLimited is matched by a *LimitedError.
-	ErrLimited  = errors.New("accounts: budget spent")
-	ErrNotFound = errors.New("accounts: account not found")
+	ErrLimited = errors.New("accounts: budget spent")
 	// ErrSlowedDown is matched by a *SlowedDownError.
 	ErrSlowedDown = errors.New("accounts: login attempts slowed down")
 	// ErrInvalidToken: a one-time token that is malformed, unknown,

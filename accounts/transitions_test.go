@@ -169,7 +169,7 @@ func TestRefreshTransitions(t *testing.T) {
 				if len(f.outcomes) != 1 || f.outcomes[0] != want.outcome {
 					t.Errorf("outcomes = %q, want [%s]", f.outcomes, want.outcome)
 				}
-				checkRefreshError(t, f, want, iss, err)
+				checkRefreshError(t, want, iss, err)
 			}
 			after := f.state(t)
 			checkEffect(t, f, want.effect, before, after, iss)
@@ -178,7 +178,7 @@ func TestRefreshTransitions(t *testing.T) {
 }
 
 // checkRefreshError checks the answer of a refresh that took row want.
-func checkRefreshError(t *testing.T, f *refreshFixture, want transition, iss *Issued, err error) {
+func checkRefreshError(t *testing.T, want transition, iss *Issued, err error) {
 	t.Helper()
 	var limited *LimitedError
 	switch {
