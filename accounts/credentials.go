@@ -49,6 +49,11 @@ func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.A
 // its live row is replaced by a new one of the same chain (same session id,
 // client and platform), so the caller's previous refresh token is a replay
 // if presented again.
+//
+// The check of the current password is a login attempt for the Throttle,
+// keyed by the account's e-mail: it may be refused with a
+// *SlowedDownError, and its outcome is reported (a right password makes
+// the account trust the client).
 func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, current, next string, o Origin) (*Issued, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if errors.Is(err, models.ErrNotFound) {
@@ -57,13 +62,18 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.slowedDown(ctx, acc.Email, o); err != nil {
+		return nil, err
+	}
 	ok, _, err := s.Hasher.Verify(ctx, acc.Password, current)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
+		s.throttleFailed(ctx, acc.Email, o)
 		return nil, ErrInvalidCredentials
 	}
+	device := s.trustClient(ctx, acc.Email, o)
 	if next == current {
 		return nil, ErrSamePassword
 	}
@@ -89,7 +99,12 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 		return nil, err
 	}
 	s.notifyEnded(owner, ended)
-	return s.issue(acc, sess, raw)
+	iss, err := s.issue(acc, sess, raw)
+	if err != nil {
+		return nil, err
+	}
+	iss.Device = device
+	return iss, nil
 }
 
 // changePassword is the transaction of ChangePassword: checked is the hash
@@ -125,6 +140,7 @@ func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked strin
 		return nil, nil, err
 	}
 	sess.ChainID, sess.LoginAt, sess.Client, sess.Platform = old.ChainID, old.LoginAt, old.Client, old.Platform
+	sess.RefreshWindowAt, sess.RefreshCount = old.RefreshWindowAt, old.RefreshCount // a new password is no new refresh budget
 	if err := s.Sessions.Create(ctx, tx, sess); err != nil {
 		return nil, nil, err
 	}
@@ -259,50 +275,71 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 
 // ResetPassword sets a new password with a reset token: the token is
 // consumed, the token version incremented and every session revoked, in
-// one transaction. It does not log in.
-func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) error {
+// one transaction. It does not log in, but the account then trusts the
+// client that completed it (see trustClient), whose device value it
+// returns. The token is checked before the password is hashed, so that a
+// random token costs no hashing work; the transaction takes it only if it
+// is still unused, so of concurrent resets with one token exactly one
+// succeeds.
+func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) (device string, err error) {
 	if !auth.WellFormedRefreshToken(raw) {
-		return ErrInvalidToken
+		return "", ErrInvalidToken
+	}
+	hash := auth.HashRefreshToken(raw)
+	tok, err := s.OneTime.Live(ctx, s.DB, models.PurposePasswordReset, hash, s.Now())
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
+		return "", ErrInvalidToken
+	}
+	if err != nil {
+		return "", err
 	}
 	encoded, salt, err := s.Hasher.Hash(ctx, password)
 	if err != nil {
-		return err
+		return "", err
 	}
 	now := s.Now()
-	var owner uuid.UUID
+	var acc *models.Account
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, auth.HashRefreshToken(raw), now)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(s.Kind.Type)) {
-			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
-		}
-		owner = tok.OwnerID
-		acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
-			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-			return err
-		}
-		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-			return err
-		}
-		revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
-		if err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
+		var err error
+		acc, err = s.resetPassword(ctx, tx, hash, tok.OwnerID, encoded, salt, now, o)
+		return err
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
-	s.notifyEnded(owner, nil)
-	return nil
+	s.notifyEnded(acc.ID, nil)
+	return s.trustClient(ctx, acc.Email, o), nil
+}
+
+// resetPassword is the transaction of ResetPassword: it consumes the token
+// with hash, which must still be the live token of owner, and sets the
+// owner's password. It returns the owner.
+func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) (*models.Account, error) {
+	tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
+		return nil, ErrInvalidToken // used, voided or expired since it was checked
+	}
+	if err != nil {
+		return nil, err
+	}
+	acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
+		return nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+		return nil, err
+	}
+	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return nil, err
+	}
+	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	if err != nil {
+		return nil, err
+	}
+	return acc, s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
 }
 
 // VerifyEmail consumes a verification token and marks its owner's address

@@ -65,7 +65,8 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (*models.Account, e
 }
 
 // Register creates an active account and its first session in one
-// transaction, counting it as the first login. An e-mail already used, by
+// transaction, counting it as the first login (so the account trusts its
+// client, see trustClient). An e-mail already used, by
 // a soft-deleted account too, is ErrExists: the unique index decides, so
 // concurrent registrations of one address create one account.
 func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issued, error) {
@@ -100,7 +101,12 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 			s.Log.Warn("verification mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
 		}
 	}
-	return s.issue(acc, sess, raw)
+	iss, err := s.issue(acc, sess, raw)
+	if err != nil {
+		return nil, err
+	}
+	iss.Device = s.trustClient(ctx, acc.Email, o)
+	return iss, nil
 }
 
 // Login checks the credentials, then the account flags (in SPEC.md's
@@ -109,25 +115,19 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 //
 // With a Throttle, an attempt it makes wait is refused with a
 // *SlowedDownError before anything is checked; a wrong password or unknown
-// e-mail is reported to it as a failure and a completed login as a
-// success.
+// e-mail is reported to it as a failure, and a completed login makes the
+// account trust the client (see trustClient).
 func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if s.Throttle != nil {
-		if wait := s.Throttle.Wait(ctx, email, o.IP); wait > 0 {
-			return nil, &SlowedDownError{RetryAfter: wait}
-		}
+	if err := s.slowedDown(ctx, email, o); err != nil {
+		return nil, err
 	}
 	iss, err := s.login(ctx, email, password, o)
-	if s.Throttle != nil {
-		// The outcome is recorded even if the request was cancelled.
-		ctx := context.WithoutCancel(ctx)
-		switch {
-		case err == nil:
-			s.Throttle.Succeeded(ctx, email, o.IP)
-		case errors.Is(err, ErrInvalidCredentials):
-			s.Throttle.Failed(ctx, email, o.IP)
-		}
+	switch {
+	case err == nil:
+		iss.Device = s.trustClient(ctx, email, o)
+	case errors.Is(err, ErrInvalidCredentials):
+		s.throttleFailed(ctx, email, o)
 	}
 	return iss, err
 }

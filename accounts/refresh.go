@@ -19,13 +19,17 @@ type refreshOutcome struct {
 	old     *models.Session
 	next    *models.Session
 	revoked int
+	// retry is how long the chain's spent budget lasts.
+	retry time.Duration
 }
 
 // Refresh rotates the session of raw and issues new tokens, following the
 // state machine of refreshTransitions (SPEC.md's UserSession transitions):
 //
-//   - active, owner usable: the session becomes rotated and a successor
-//     with the same client and platform is created;
+//   - active, owner usable, budget left: the session becomes rotated and
+//     a successor with the same client and platform is created;
+//   - active, owner usable, budget spent (RefreshBudget): nothing changes,
+//     and the answer is a *LimitedError;
 //   - active, owner inactive or deleted; or expired: the session is revoked;
 //   - revoked: nothing changes;
 //   - rotated (a replay): every session of the owner is revoked and its
@@ -33,14 +37,15 @@ type refreshOutcome struct {
 //     marked; a replay of a token of a chain marked so changes nothing
 //     more (replay_repeated), so that a stolen dead token cannot log its
 //     owner out again and again;
-//   - unknown or malformed: nothing changes.
+//   - unknown or malformed: nothing changes (ErrUnknownRefresh).
 //
-// Every outcome but the first is ErrInvalidRefresh. The first is tried in
-// one statement (RotateLive); anything else takes refreshLocked.
+// Every other outcome is ErrInvalidRefresh. The first is tried in one
+// statement (RotateLive); anything else takes refreshLocked.
 func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, error) {
 	if !auth.WellFormedRefreshToken(raw) {
-		s.outcome(transitionFor(tokenMalformed, false, false).outcome)
-		return nil, ErrInvalidRefresh
+		t := transitionFor(tokenMalformed, false, false, false)
+		s.outcome(t.outcome)
+		return nil, t.err(0)
 	}
 	hash := auth.HashRefreshToken(raw)
 	if iss, err := s.rotateLive(ctx, hash, o); err == nil || !errors.Is(err, models.ErrNotFound) {
@@ -61,7 +66,7 @@ func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Is
 		out = refreshOutcome{}
 		acc, sess, err := s.Sessions.LockOwnerAndRead(ctx, tx, hash)
 		if errors.Is(err, models.ErrNotFound) {
-			out.transition = transitionFor(tokenUnknown, false, false)
+			out.transition = transitionFor(tokenUnknown, false, false, false)
 			return nil
 		}
 		if err != nil {
@@ -93,7 +98,7 @@ func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Is
 			"sessionId", out.old.ChainID.String(), "revoked", out.revoked, "ip", o.IP)
 		s.notifyEnded(out.account.ID, nil)
 	}
-	return nil, ErrInvalidRefresh
+	return nil, out.err(out.retry)
 }
 
 // rotateLive takes the fast row of the state machine in one statement: a
@@ -106,11 +111,11 @@ func (s *Service) rotateLive(ctx context.Context, hash string, o Origin) (*Issue
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.Sessions.RotateLive(ctx, s.DB, hash, next, now)
+	acc, err := s.Sessions.RotateLive(ctx, s.DB, hash, next, now, s.RefreshBudget)
 	if err != nil {
 		return nil, err
 	}
-	s.outcome(transitionFor(tokenActive, true, false).outcome)
+	s.outcome(transitionFor(tokenActive, true, false, false).outcome)
 	return s.issue(acc, next, raw)
 }
 
@@ -119,7 +124,9 @@ func (s *Service) rotateLive(ctx context.Context, hash string, o Origin) (*Issue
 func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin) (string, error) {
 	now := s.Now()
 	acc, sess := out.account, out.old
-	out.transition = transitionFor(tokenState(sess.State(now)), usable(acc), sess.TheftDetectedAt != nil)
+	var spent bool
+	spent, out.retry = s.RefreshBudget.Spent(sess, now)
+	out.transition = transitionFor(tokenState(sess.State(now)), usable(acc), sess.TheftDetectedAt != nil, spent)
 	switch out.effect {
 	case effectRevoke:
 		_, err := s.Sessions.Revoke(ctx, tx, sess.ID, now)
@@ -132,6 +139,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 			return "", err
 		}
 		next.ChainID, next.LoginAt = sess.ChainID, sess.LoginAt
+		s.RefreshBudget.Advance(sess, next, now)
 		if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
 			return "", err
 		}

@@ -30,12 +30,18 @@ func TestRefreshActionOnEveryRow(t *testing.T) {
 			api := actiontest.New(t, framework.Config{})
 			framework.Register(api.Framework, &v1.Refresh{Accounts: fx.Service, Cookies: v1.Cookies{MaxAge: time.Hour}})
 			res := api.With("X-Client", "app").Call(http.MethodPost, "/v1/users/refresh", actiontest.Args{"refreshToken": fx.Token})
-			if fx.Row.Rotates {
+			switch {
+			case fx.Row.Rotates:
 				res.WantOK(t)
 				if res.String("token") == "" || res.String("refreshToken") == "" || res.String("refreshToken") == fx.Token {
 					t.Errorf("a rotation answered %s", res.Raw)
 				}
-			} else {
+			case fx.Row.Limited:
+				res.WantError(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
+				if res.Header.Get("Retry-After") == "" {
+					t.Errorf("no Retry-After: %v", res.Header)
+				}
+			default:
 				res.WantError(t, http.StatusUnauthorized, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 			}
 			if got := *fx.Outcomes; len(got) != 1 || got[0] != fx.Row.Outcome {

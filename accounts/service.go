@@ -27,6 +27,12 @@ var (
 	ErrExists             = errors.New("accounts: account already exists")
 	ErrInvalidRefresh     = errors.New("accounts: invalid refresh token")
 	ErrNotFound           = errors.New("accounts: account not found")
+	// ErrUnknownRefresh is an ErrInvalidRefresh whose token names no
+	// session (malformed or unknown): such presentations spend the
+	// client's refresh budget, while a known token spends its session's.
+	ErrUnknownRefresh = fmt.Errorf("%w: unknown or malformed", ErrInvalidRefresh)
+	// ErrLimited is matched by a *LimitedError.
+	ErrLimited = errors.New("accounts: budget spent")
 	// ErrSlowedDown is matched by a *SlowedDownError.
 	ErrSlowedDown = errors.New("accounts: login attempts slowed down")
 	// ErrInvalidToken: a one-time token that is malformed, unknown,
@@ -58,14 +64,28 @@ func (e *SlowedDownError) Error() string {
 // Is matches ErrSlowedDown.
 func (e *SlowedDownError) Is(target error) bool { return target == ErrSlowedDown }
 
+// LimitedError refuses a refresh of a session that has spent its refresh
+// budget; nothing changed, and its token still works after RetryAfter.
+type LimitedError struct{ RetryAfter time.Duration }
+
+func (e *LimitedError) Error() string {
+	return fmt.Sprintf("%v: retry after %v", ErrLimited, e.RetryAfter)
+}
+
+// Is matches ErrLimited.
+func (e *LimitedError) Is(target error) bool { return target == ErrLimited }
+
 // Throttle slows password guessing against one account (implemented by
-// ratelimit.SlowDown). Wait returns how long an attempt on email from ip
-// must wait before it may be evaluated (zero: now); Failed and Succeeded
-// report the outcome of an evaluated attempt. Implementations fail open.
+// ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
+// presenting device (the client's device value, "" if none), must wait
+// before it may be evaluated (zero: now); Failed reports an evaluated
+// attempt that failed, and Succeeded one that proved the client holds the
+// account: the account then trusts the client, and Succeeded returns the
+// device value the client should keep. Implementations fail open.
 type Throttle interface {
-	Wait(ctx context.Context, email, ip string) time.Duration
-	Failed(ctx context.Context, email, ip string)
-	Succeeded(ctx context.Context, email, ip string)
+	Wait(ctx context.Context, email, ip, device string) time.Duration
+	Failed(ctx context.Context, email, ip, device string)
+	Succeeded(ctx context.Context, email, ip, device string) string
 }
 
 // Origin describes where a session is opened from.
@@ -74,17 +94,22 @@ type Origin struct {
 	Platform  string
 	IP        string
 	UserAgent string
+	// Device is the device value the client presented (its device cookie,
+	// or an app's deviceToken argument), "" if none: see Throttle.
+	Device string
 }
 
 // Issued is the outcome of a register, login or refresh: the account, its
 // new session, and the two tokens. RefreshToken is the raw token, which is
-// never stored.
+// never stored. Device, set by the flows that authenticate the client
+// (register, login, password change), is the device value it should keep.
 type Issued struct {
 	Account         *models.Account
 	Session         *models.Session
 	AccessToken     string
 	AccessExpiresAt time.Time
 	RefreshToken    string
+	Device          string
 }
 
 // Service runs one Kind's accounts and sessions. Fields are dependencies,
@@ -107,11 +132,14 @@ type Service struct {
 	// meaning every session of the owner.
 	Ended func(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID)
 	// RefreshOutcome, when set, is called once per refresh with its
-	// outcome: rotated, malformed, unknown, expired, revoked, inactive or
-	// replay.
+	// outcome: rotated, limited, malformed, unknown, expired, revoked,
+	// inactive, replay or replay_repeated.
 	RefreshOutcome func(outcome string)
 	// Throttle, when set, slows repeated failed logins per e-mail.
 	Throttle Throttle
+	// RefreshBudget bounds the refreshes of each session; the zero value
+	// bounds nothing.
+	RefreshBudget models.RefreshBudget
 	// OneTime stores the one-time tokens of the credential flows.
 	OneTime models.TokenStore
 	// Events stores the security events, written in the transaction of

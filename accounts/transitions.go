@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/actionkit/actionkit/models"
 )
@@ -44,6 +45,16 @@ const (
 	chainMarked                    // a theft was detected on it already
 )
 
+// budgetCond is what a transition needs of the chain's refresh budget
+// (models.RefreshBudget).
+type budgetCond uint8
+
+const (
+	budgetAny   budgetCond = iota // the budget does not matter
+	budgetLeft                    // the chain may refresh again
+	budgetSpent                   // the chain has spent its refreshes of the window
+)
+
 // effect is what a transition changes, in the refresh's transaction.
 type effect uint8
 
@@ -70,7 +81,8 @@ type transition struct {
 	from    tokenState
 	owner   ownerCond
 	chain   chainCond
-	outcome string // the refresh_outcome metric label; ErrInvalidRefresh unless "rotated"
+	budget  budgetCond
+	outcome string // the refresh_outcome metric label; see err for the error
 	effect  effect
 	// fast: RotateLive takes this row in one statement; for every other
 	// row it changes nothing and answers models.ErrNotFound.
@@ -82,7 +94,8 @@ type transition struct {
 var refreshTransitions = []transition{
 	{from: tokenMalformed, outcome: "malformed", effect: effectNone},
 	{from: tokenUnknown, outcome: "unknown", effect: effectNone},
-	{from: tokenActive, owner: ownerUsable, outcome: "rotated", effect: effectRotate, fast: true},
+	{from: tokenActive, owner: ownerUsable, budget: budgetLeft, outcome: "rotated", effect: effectRotate, fast: true},
+	{from: tokenActive, owner: ownerUsable, budget: budgetSpent, outcome: "limited", effect: effectNone},
 	{from: tokenActive, owner: ownerUnusable, outcome: "inactive", effect: effectRevoke},
 	{from: tokenExpired, outcome: "expired", effect: effectRevoke},
 	{from: tokenRevoked, outcome: "revoked", effect: effectNone},
@@ -91,22 +104,37 @@ var refreshTransitions = []transition{
 }
 
 // transitionFor returns the row that matches a token in state from, whose
-// owner is usable or not and whose chain is marked by a theft or not. It
-// panics if no row or more than one matches: the table must cover every
-// case exactly once (TestTransitionTableIsComplete).
-func transitionFor(from tokenState, usable, marked bool) transition {
+// owner is usable or not, whose chain is marked by a theft or not and has
+// spent its refresh budget or not. It panics if no row or more than one
+// matches: the table must cover every case exactly once
+// (TestTransitionTableIsComplete).
+func transitionFor(from tokenState, usable, marked, spent bool) transition {
 	var found transition
 	n := 0
 	for _, t := range refreshTransitions {
-		if t.from == from && t.owner.holds(usable) && t.chain.holds(marked) {
+		if t.from == from && t.owner.holds(usable) && t.chain.holds(marked) && t.budget.holds(spent) {
 			found = t
 			n++
 		}
 	}
 	if n != 1 {
-		panic(fmt.Sprintf("accounts: %d refresh transitions for %s (usable %v, marked %v)", n, from, usable, marked))
+		panic(fmt.Sprintf("accounts: %d refresh transitions for %s (usable %v, marked %v, spent %v)", n, from, usable, marked, spent))
 	}
 	return found
+}
+
+// err is the error a refresh that took t answers, nil for a rotation:
+// retry is how long a spent budget lasts.
+func (t transition) err(retry time.Duration) error {
+	switch {
+	case t.effect == effectRotate:
+		return nil
+	case t.budget == budgetSpent:
+		return &LimitedError{RetryAfter: retry}
+	case t.from == tokenMalformed || t.from == tokenUnknown:
+		return ErrUnknownRefresh
+	}
+	return ErrInvalidRefresh
 }
 
 func (c ownerCond) holds(usable bool) bool {
@@ -117,6 +145,10 @@ func (c chainCond) holds(marked bool) bool {
 	return c == chainAny || (c == chainMarked) == marked
 }
 
+func (c budgetCond) holds(spent bool) bool {
+	return c == budgetAny || (c == budgetSpent) == spent
+}
+
 // usable reports whether acc may authenticate.
 func usable(acc *models.Account) bool {
 	return acc.IsActive && acc.DeletedAt == nil
@@ -125,11 +157,15 @@ func usable(acc *models.Account) bool {
 // RefreshTransition describes one row of the refresh state machine for
 // those who answer its outcomes, such as the refresh actions and their
 // tests: the outcome (the refresh_outcome metric label) and whether it
-// rotates (issues new tokens) or ends in ErrInvalidRefresh.
+// rotates (issues new tokens), is refused for a spent budget (a
+// *LimitedError; the token stays good) or ends in ErrInvalidRefresh
+// (ErrUnknownRefresh for a token that names no session).
 type RefreshTransition struct {
 	From    string // the token's state: malformed, unknown, active, expired, revoked or rotated
 	Outcome string
 	Rotates bool
+	// Limited: the session's refresh budget is spent.
+	Limited bool
 	// EndsSessions: the owner's sessions end (a theft); Ended is called.
 	EndsSessions bool
 }
@@ -139,7 +175,7 @@ func RefreshTransitions() []RefreshTransition {
 	out := make([]RefreshTransition, len(refreshTransitions))
 	for i, t := range refreshTransitions {
 		out[i] = RefreshTransition{From: string(t.from), Outcome: t.outcome,
-			Rotates: t.effect == effectRotate, EndsSessions: t.effect == effectTheft}
+			Rotates: t.effect == effectRotate, Limited: t.budget == budgetSpent, EndsSessions: t.effect == effectTheft}
 	}
 	return out
 }

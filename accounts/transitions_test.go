@@ -26,14 +26,16 @@ func TestTransitionTableIsComplete(t *testing.T) {
 	for _, from := range states {
 		for _, usable := range []bool{true, false} {
 			for _, marked := range []bool{true, false} {
-				func() {
-					defer func() {
-						if r := recover(); r != nil {
-							t.Error(r)
-						}
+				for _, spent := range []bool{true, false} {
+					func() {
+						defer func() {
+							if r := recover(); r != nil {
+								t.Error(r)
+							}
+						}()
+						transitionFor(from, usable, marked, spent)
 					}()
-					transitionFor(from, usable, marked)
-				}()
+				}
 			}
 		}
 	}
@@ -61,7 +63,7 @@ type refreshCase struct {
 }
 
 func (c refreshCase) String() string {
-	return fmt.Sprintf("%s/owner=%s/marked=%v/%s", c.row.from, c.owner, c.marked, c.between)
+	return fmt.Sprintf("%s/owner=%s/marked=%v/spent=%v/%s", c.row.from, c.owner, c.marked, c.row.budget == budgetSpent, c.between)
 }
 
 // refreshCases expands every row of refreshTransitions into its cases.
@@ -167,17 +169,37 @@ func TestRefreshTransitions(t *testing.T) {
 				if len(f.outcomes) != 1 || f.outcomes[0] != want.outcome {
 					t.Errorf("outcomes = %q, want [%s]", f.outcomes, want.outcome)
 				}
-				if want.effect == effectRotate {
-					if err != nil || iss == nil || iss.RefreshToken == "" || iss.AccessToken == "" {
-						t.Fatalf("rotation: %+v, %v", iss, err)
-					}
-				} else if !errors.Is(err, ErrInvalidRefresh) || iss != nil {
-					t.Errorf("%s: got %+v, %v; want ErrInvalidRefresh", want.outcome, iss, err)
-				}
+				checkRefreshError(t, want, iss, err)
 			}
 			after := f.state(t)
 			checkEffect(t, f, want.effect, before, after, iss)
 		})
+	}
+}
+
+// checkRefreshError checks the answer of a refresh that took row want.
+func checkRefreshError(t *testing.T, want transition, iss *Issued, err error) {
+	t.Helper()
+	var limited *LimitedError
+	switch {
+	case want.effect == effectRotate:
+		if err != nil || iss == nil || iss.RefreshToken == "" || iss.AccessToken == "" {
+			t.Fatalf("rotation: %+v, %v", iss, err)
+		}
+	case want.budget == budgetSpent:
+		// The window opened a minute ago (newRefreshFixture).
+		if !errors.As(err, &limited) || errors.Is(err, ErrInvalidRefresh) || iss != nil ||
+			limited.RetryAfter <= 58*time.Minute || limited.RetryAfter > 59*time.Minute {
+			t.Errorf("%s: got %+v, %v; want a LimitedError of 59 minutes", want.outcome, iss, err)
+		}
+	case want.from == tokenMalformed || want.from == tokenUnknown:
+		if !errors.Is(err, ErrUnknownRefresh) || iss != nil {
+			t.Errorf("%s: got %+v, %v; want ErrUnknownRefresh", want.outcome, iss, err)
+		}
+	default:
+		if !errors.Is(err, ErrInvalidRefresh) || errors.Is(err, ErrUnknownRefresh) || iss != nil {
+			t.Errorf("%s: got %+v, %v; want ErrInvalidRefresh", want.outcome, iss, err)
+		}
 	}
 }
 
@@ -229,6 +251,9 @@ func checkEffect(t *testing.T, f *refreshFixture, e effect, before, after state,
 			next.Client != f.session.Client || next.Platform != f.session.Platform || next.RevokedAt != nil {
 			t.Errorf("successor %+v does not continue %+v", next, f.session)
 		}
+		if next.RefreshCount != 1 || next.RefreshWindowAt == nil {
+			t.Errorf("successor's budget: %d refreshes in the window of %v, want the first", next.RefreshCount, next.RefreshWindowAt)
+		}
 		if iss.Session.ID != next.ID || auth.HashRefreshToken(iss.RefreshToken) != next.RefreshTokenHash {
 			t.Errorf("issued session %v is not the stored successor %v", iss.Session.ID, next.ID)
 		}
@@ -266,6 +291,7 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 	t.Helper()
 	ctx := context.Background()
 	svc := NewService(Users, db, tokens, nil, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc.RefreshBudget = models.RefreshBudget{Max: 2, Window: time.Hour}
 	f := &refreshFixture{svc: svc}
 	now := svc.Now()
 	id := uuid.Must(uuid.NewV7())
@@ -289,6 +315,10 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 		f.raw = raw
 	case tokenActive:
 		f.session, f.raw = store(now.Add(time.Hour))
+		if c.row.budget == budgetSpent {
+			sqlExec(t, db, `UPDATE user_sessions SET refresh_window_at = $2, refresh_count = 2 WHERE id = $1`,
+				f.session.ID, now.Add(-time.Minute))
+		}
 	case tokenExpired:
 		f.session, f.raw = store(now.Add(-time.Second))
 	case tokenRevoked:
@@ -320,6 +350,13 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 	svc.RefreshOutcome = func(o string) { f.outcomes = append(f.outcomes, o) }
 	svc.Ended = func(_ action.OwnerType, _ uuid.UUID, sessions []uuid.UUID) { f.ended = append(f.ended, sessions) }
 	return f
+}
+
+func sqlExec(t *testing.T, db *sqlx.DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func must(t *testing.T, err error) {

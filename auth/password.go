@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"time"
+	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -20,17 +20,18 @@ const (
 	DefaultTime = 2
 	// DefaultThreads is the degree of parallelism.
 	DefaultThreads = 1
-	// DefaultMaxWait is how long a hash waits for a free slot.
-	DefaultMaxWait = 2 * time.Second
+	// DefaultQueue is how many calls may wait for a hashing slot.
+	DefaultQueue = 64
 	// SaltBytes is the salt length of new hashes.
 	SaltBytes = 16
 	// KeyBytes is the derived key length of new hashes.
 	KeyBytes = 32
 )
 
-// ErrBusy is returned by Hash, Verify and VerifyDummy when no hashing slot
-// came free within MaxWait or before the context ended. The caller should
-// answer "try again later", not "wrong password".
+// ErrBusy is returned by Hash, Verify and VerifyDummy when every hashing
+// slot is taken and the queue of waiting calls is full, or when the
+// context ended while the call waited. The caller should answer "try again
+// later", not "wrong password".
 var ErrBusy = errors.New("auth: password hashing is saturated")
 
 // HasherConfig configures a Hasher. Zero fields take the defaults.
@@ -44,20 +45,38 @@ type HasherConfig struct {
 	// Concurrency is how many hashes may run at once, bounding memory to
 	// Concurrency × MemoryKiB; default runtime.NumCPU().
 	Concurrency int
-	// MaxWait is how long a call waits for a slot before ErrBusy; zero or
-	// negative means DefaultMaxWait.
-	MaxWait time.Duration
+	// Queue is how many calls may wait for a slot when all are taken; a
+	// call beyond them fails at once with ErrBusy, while a call admitted to
+	// the queue waits as long as it takes (or until its context ends).
+	// Zero means DefaultQueue; a negative value lets no call wait.
+	Queue int
 }
 
 // Hasher hashes and verifies passwords with Argon2id, running at most
-// Concurrency derivations at a time. It is safe for concurrent use.
-// Passwords are hashed exactly as given: never trimmed, folded or cut.
+// Concurrency derivations at a time and letting at most Queue more calls
+// wait for their turn. It is safe for concurrent use. Passwords are hashed
+// exactly as given: never trimmed, folded or cut.
 type Hasher struct {
-	params  params
-	slots   chan struct{}
-	maxWait time.Duration
+	params params
+	slots  chan struct{}
+	queue  int64
+	// waiting counts the calls in the queue; derived and refused count
+	// derivations run and calls refused for a full queue.
+	waiting, derived, refused atomic.Int64
+	// kdf derives a key; Argon2id, replaced by tests of the admission.
+	kdf func(password, salt []byte, p params) []byte
 	// dummySalt and dummyKey stand in for a stored hash in VerifyDummy.
 	dummySalt, dummyKey []byte
+}
+
+// HasherStats is a snapshot of a Hasher's admission, for metrics.
+type HasherStats struct {
+	// Running and Waiting are the derivations running and the calls
+	// waiting for a slot now.
+	Running, Waiting int
+	// Derived counts the derivations run (hashes and verifications), and
+	// Refused the calls refused because the queue was full.
+	Derived, Refused int64
 }
 
 // NewHasher returns a Hasher for cfg. It panics when the parameters are
@@ -78,16 +97,29 @@ func NewHasher(cfg HasherConfig) *Hasher {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
-	wait := cfg.MaxWait
-	if wait <= 0 {
-		wait = DefaultMaxWait
+	queue := cfg.Queue
+	switch {
+	case queue == 0:
+		queue = DefaultQueue
+	case queue < 0:
+		queue = 0
 	}
-	h := &Hasher{params: p, slots: make(chan struct{}, n), maxWait: wait}
+	h := &Hasher{params: p, slots: make(chan struct{}, n), queue: int64(queue), kdf: argon2id}
 	h.dummySalt = make([]byte, SaltBytes)
 	h.dummyKey = make([]byte, KeyBytes)
 	rand.Read(h.dummySalt)
 	rand.Read(h.dummyKey)
 	return h
+}
+
+func argon2id(password, salt []byte, p params) []byte {
+	return argon2.IDKey(password, salt, p.time, p.memory, p.threads, p.keyLen)
+}
+
+// Stats returns the current admission figures.
+func (h *Hasher) Stats() HasherStats {
+	return HasherStats{Running: len(h.slots), Waiting: int(h.waiting.Load()),
+		Derived: h.derived.Load(), Refused: h.refused.Load()}
 }
 
 func orDefault[T uint8 | uint32](v, def T) T {
@@ -144,16 +176,20 @@ func (h *Hasher) VerifyDummy(ctx context.Context, password string) error {
 	return nil
 }
 
-// derive runs Argon2id with parameters p in a hashing slot.
+// derive runs the key derivation with parameters p in a hashing slot.
 func (h *Hasher) derive(ctx context.Context, p params, password string, salt []byte) ([]byte, error) {
 	if err := h.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer h.release()
-	return argon2.IDKey([]byte(password), salt, p.time, p.memory, p.threads, p.keyLen), nil
+	h.derived.Add(1)
+	return h.kdf([]byte(password), salt, p), nil
 }
 
-// acquire takes a hashing slot, waiting at most maxWait or until ctx ends.
+// acquire takes a hashing slot. When every slot is taken the call joins the
+// queue, if it is not full, and waits for a slot until ctx ends; a full
+// queue refuses it at once. Waiting calls get the slots in the order they
+// started waiting.
 func (h *Hasher) acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBusy, err)
@@ -163,13 +199,15 @@ func (h *Hasher) acquire(ctx context.Context) error {
 		return nil
 	default:
 	}
-	timer := time.NewTimer(h.maxWait)
-	defer timer.Stop()
+	if h.waiting.Add(1) > h.queue {
+		h.waiting.Add(-1)
+		h.refused.Add(1)
+		return fmt.Errorf("%w: %d calls already waiting", ErrBusy, h.queue)
+	}
+	defer h.waiting.Add(-1)
 	select {
 	case h.slots <- struct{}{}:
 		return nil
-	case <-timer.C:
-		return fmt.Errorf("%w: no slot within %v", ErrBusy, h.maxWait)
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %w", ErrBusy, ctx.Err())
 	}

@@ -185,42 +185,113 @@ func TestVerifyDummy(t *testing.T) {
 	}
 }
 
-func TestBusy(t *testing.T) {
-	h := NewHasher(HasherConfig{MemoryKiB: 1024, Time: 1, Concurrency: 1, MaxWait: 10 * time.Millisecond})
-	encoded := mustHash(t, h, "Correct horse 9!")
-	if err := h.acquire(context.Background()); err != nil { // hold the only slot
-		t.Fatalf("acquire: %v", err)
+// blockingHasher is a hasher with slots slots and room for queue waiting
+// calls whose derivations block until release is closed. started receives
+// once per derivation as it begins.
+func blockingHasher(slots, queue int) (h *Hasher, started chan struct{}, release chan struct{}) {
+	h = NewHasher(HasherConfig{MemoryKiB: 1024, Time: 1, Concurrency: slots, Queue: queue})
+	started, release = make(chan struct{}, 100), make(chan struct{})
+	h.kdf = func(password, salt []byte, p params) []byte {
+		started <- struct{}{}
+		<-release
+		return make([]byte, p.keyLen)
 	}
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		call func() error
-	}{
-		{"Hash", func() error { _, _, err := h.Hash(ctx, "Correct horse 9!"); return err }},
-		{"Verify", func() error { _, _, err := h.Verify(ctx, encoded, "Correct horse 9!"); return err }},
-		{"VerifyDummy", func() error { return h.VerifyDummy(ctx, "Correct horse 9!") }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.call(); !errors.Is(err, ErrBusy) {
-				t.Errorf("got %v, want ErrBusy", err)
-			}
-		})
-	}
+	return h, started, release
+}
 
-	t.Run("context canceled while waiting", func(t *testing.T) {
-		patient := &Hasher{params: h.params, slots: h.slots, maxWait: time.Hour}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error)
-		go func() { _, _, err := patient.Hash(ctx, "Correct horse 9!"); done <- err }()
-		cancel()
-		if err := <-done; !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
-			t.Errorf("got %v, want ErrBusy wrapping context.Canceled", err)
+// waitStats polls h until cond holds of its stats, or fails after 10 s.
+func waitStats(t *testing.T, h *Hasher, what string, cond func(HasherStats) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond(h.Stats()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s (stats %+v)", what, h.Stats())
 		}
-	})
+		time.Sleep(time.Millisecond)
+	}
+}
 
-	h.release()
-	if ok, _, err := h.Verify(ctx, encoded, "Correct horse 9!"); err != nil || !ok {
-		t.Errorf("Verify after release: got (%v, %v), want (true, nil)", ok, err)
+// TestQueueAdmission fills the slots and the queue with calls whose
+// derivations block: one more call is refused at once with ErrBusy, and
+// the queued ones run, each in its turn, however long they wait.
+func TestQueueAdmission(t *testing.T) {
+	h, started, release := blockingHasher(2, 3)
+	ctx := context.Background()
+	done := make(chan error, 5)
+	for range 5 {
+		go func() { _, _, err := h.Hash(ctx, "Correct horse 9!"); done <- err }()
+	}
+	waitStats(t, h, "2 running and 3 waiting", func(s HasherStats) bool { return s.Running == 2 && s.Waiting == 3 })
+	for name, call := range map[string]func() error{
+		"Hash": func() error { _, _, err := h.Hash(ctx, "x"); return err },
+		"Verify": func() error {
+			_, _, err := h.Verify(ctx, "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2U", "x")
+			return err
+		},
+		"VerifyDummy": func() error { return h.VerifyDummy(ctx, "x") },
+	} {
+		if err := call(); !errors.Is(err, ErrBusy) {
+			t.Errorf("%s past a full queue: got %v, want ErrBusy", name, err)
+		}
+	}
+	if s := h.Stats(); s.Refused != 3 || s.Derived != 2 {
+		t.Errorf("stats %+v, want 3 refused and 2 derived", s)
+	}
+	// Every queued call runs in its turn.
+	close(release)
+	for range 5 {
+		if err := <-done; err != nil {
+			t.Errorf("queued call: %v", err)
+		}
+	}
+	if n := len(started); n != 5 {
+		t.Errorf("%d derivations started, want 5", n)
+	}
+	if s := h.Stats(); s.Running != 0 || s.Waiting != 0 || s.Derived != 5 {
+		t.Errorf("stats after %+v", s)
+	}
+}
+
+// TestQueueNone: with no queue, a call that finds every slot taken is
+// refused at once, and a slot released is taken by the next call.
+func TestQueueNone(t *testing.T) {
+	h, started, release := blockingHasher(1, -1)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() { _, _, err := h.Hash(ctx, "Correct horse 9!"); done <- err }()
+	<-started
+	if _, _, err := h.Hash(ctx, "Correct horse 9!"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("got %v, want ErrBusy", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.Hash(ctx, "Correct horse 9!"); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
+
+// TestQueueHonoursCancellation: a waiting call whose context ends leaves
+// the queue with ErrBusy wrapping the context's error, and frees its place.
+func TestQueueHonoursCancellation(t *testing.T) {
+	h, started, release := blockingHasher(1, 1)
+	defer close(release)
+	go func() { _, _, _ = h.Hash(context.Background(), "Correct horse 9!") }()
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { _, _, err := h.Hash(ctx, "Correct horse 9!"); done <- err }()
+	waitStats(t, h, "one waiting", func(s HasherStats) bool { return s.Waiting == 1 })
+	cancel()
+	if err := <-done; !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want ErrBusy wrapping context.Canceled", err)
+	}
+	if s := h.Stats(); s.Waiting != 0 {
+		t.Errorf("%d still waiting after the cancellation", s.Waiting)
+	}
+	if _, _, err := h.Hash(ctx, "x"); !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Errorf("an ended context: got %v, want ErrBusy wrapping context.Canceled", err)
 	}
 }
 
@@ -233,8 +304,8 @@ func TestNewHasherDefaults(t *testing.T) {
 	if got := cap(h.slots); got != runtime.NumCPU() {
 		t.Errorf("concurrency: got %d, want %d", got, runtime.NumCPU())
 	}
-	if h.maxWait != 2*time.Second {
-		t.Errorf("max wait: got %v, want 2s", h.maxWait)
+	if h.queue != DefaultQueue {
+		t.Errorf("queue: got %d, want %d", h.queue, DefaultQueue)
 	}
 }
 

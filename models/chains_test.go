@@ -47,7 +47,7 @@ func TestChainsAcrossRotation(t *testing.T) {
 				t.Fatal(err)
 			}
 			third := newSession(t, uuid.Nil, now)
-			if _, err := store.RotateLive(ctx, db, second.RefreshTokenHash, third, now); err != nil {
+			if _, err := store.RotateLive(ctx, db, second.RefreshTokenHash, third, now, models.RefreshBudget{}); err != nil {
 				t.Fatal(err)
 			}
 			for _, id := range []any{second.ID, third.ID} {

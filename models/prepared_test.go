@@ -209,7 +209,7 @@ func TestRotateLive(t *testing.T) {
 		old.Client, old.Platform = "app", "ios"
 		createSession(t, db, sessions, old)
 		next := newSession(t, uuid.Nil, now)
-		acc, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, next, now)
+		acc, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, next, now, models.RefreshBudget{})
 		if err != nil || acc.ID != owner.ID || next.OwnerID != owner.ID || next.Client != "app" || next.Platform != "ios" {
 			t.Fatalf("RotateLive = %+v, %+v, %v", acc, next, err)
 		}
@@ -220,20 +220,20 @@ func TestRotateLive(t *testing.T) {
 			t.Errorf("old %+v, new %+v", rotated, stored)
 		}
 		// Not live any more, expired, or an inactive owner: nothing changes.
-		if _, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+		if _, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now, models.RefreshBudget{}); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("a rotated session: got %v, want ErrNotFound", err)
 		}
-		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), next.ExpiresAt); !errors.Is(err, models.ErrNotFound) {
+		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), next.ExpiresAt, models.RefreshBudget{}); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("an expired session: got %v, want ErrNotFound", err)
 		}
 		accounts := models.NewAccountStore(models.UserTables)
 		if err := accounts.SetActive(ctx, db, owner.ID, false, now); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+		if _, err := sessions.RotateLive(ctx, db, next.RefreshTokenHash, newSession(t, uuid.Nil, now), now, models.RefreshBudget{}); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("an inactive owner: got %v, want ErrNotFound", err)
 		}
-		if _, err := sessions.RotateLive(ctx, db, strings.Repeat("1", 64), newSession(t, uuid.Nil, now), now); !errors.Is(err, models.ErrNotFound) {
+		if _, err := sessions.RotateLive(ctx, db, strings.Repeat("1", 64), newSession(t, uuid.Nil, now), now, models.RefreshBudget{}); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("an unknown hash: got %v, want ErrNotFound", err)
 		}
 		list, _ := sessions.ListByOwner(ctx, db, owner.ID)
@@ -256,7 +256,7 @@ func TestRotateLiveRaces(t *testing.T) {
 	errs := make(chan error, 20)
 	for i := 0; i < 20; i++ {
 		go func() {
-			_, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now)
+			_, err := sessions.RotateLive(ctx, db, old.RefreshTokenHash, newSession(t, uuid.Nil, now), now, models.RefreshBudget{})
 			errs <- err
 		}()
 	}

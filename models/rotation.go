@@ -65,25 +65,33 @@ func prefixedAccountColumns() string {
 // CTEs lock the owner's row first (old joins owner, so owner is read and
 // locked before old), then the session's, which keeps the lock order of
 // every other session change. A session that is not live when its lock is
-// granted (rotated, revoked or expired meanwhile) drops out of old, and
-// nothing is inserted or updated: the statement then returns no row.
+// granted (rotated, revoked or expired meanwhile), or whose chain has spent
+// its refresh budget ($8 refreshes in a window opened after $9), drops out
+// of old, and nothing is inserted or updated: the statement then returns
+// no row. The successor carries the budget forward as
+// RefreshBudget.Advance does.
 func rotateLiveSQL(t OwnerTables) string {
 	return `WITH o AS (
 		SELECT ` + accountColumns + ` FROM ` + t.Owners + `
 		WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + ` WHERE refresh_token_hash = $1)
 		FOR NO KEY UPDATE
 	), old AS (
-		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform, s.chain_id, s.login_at
+		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform, s.chain_id, s.login_at,
+			COALESCE(s.refresh_window_at > $9, false) AS within, s.refresh_window_at, s.refresh_count
 		FROM ` + t.Sessions + ` s JOIN o ON o.id = s.` + t.OwnerColumn + `
 		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
 			AND o.is_active AND o.deleted_at IS NULL
+			AND ($8 <= 0 OR s.refresh_window_at IS NULL OR s.refresh_window_at <= $9 OR s.refresh_count < $8)
 		FOR NO KEY UPDATE OF s
 	), ins AS (
 		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
-			user_agent, ip_address, client, platform, created_at, updated_at, chain_id, login_at)
+			user_agent, ip_address, client, platform, created_at, updated_at, chain_id, login_at,
+			refresh_window_at, refresh_count)
 		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2,
-			old.chain_id, old.login_at FROM old
-		RETURNING id, client, platform, chain_id, login_at
+			old.chain_id, old.login_at,
+			CASE WHEN old.within THEN old.refresh_window_at ELSE $2 END,
+			CASE WHEN old.within THEN old.refresh_count + 1 ELSE 1 END FROM old
+		RETURNING id, client, platform, chain_id, login_at, refresh_window_at, refresh_count
 	), upd AS (
 		UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = ins.id,
 			last_used_at = $2, updated_at = $2
@@ -91,39 +99,46 @@ func rotateLiveSQL(t OwnerTables) string {
 		RETURNING ` + t.Sessions + `.id
 	)
 	SELECT ` + prefixedAccountColumns() + `, ins.client AS next_client, ins.platform AS next_platform,
-		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at
+		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at,
+		ins.refresh_window_at AS next_refresh_window_at, ins.refresh_count AS next_refresh_count
 	FROM o CROSS JOIN ins WHERE EXISTS (SELECT 1 FROM upd)`
 }
 
 // rotatedRow is what rotateLiveSQL returns.
 type rotatedRow struct {
 	Account
-	NextClient   string    `db:"next_client"`
-	NextPlatform string    `db:"next_platform"`
-	NextChainID  uuid.UUID `db:"next_chain_id"`
-	NextLoginAt  time.Time `db:"next_login_at"`
+	NextClient          string    `db:"next_client"`
+	NextPlatform        string    `db:"next_platform"`
+	NextChainID         uuid.UUID `db:"next_chain_id"`
+	NextLoginAt         time.Time `db:"next_login_at"`
+	NextRefreshWindowAt time.Time `db:"next_refresh_window_at"`
+	NextRefreshCount    int       `db:"next_refresh_count"`
 }
 
 // RotateLive rotates, in one statement outside any transaction, the
 // session whose refresh_token_hash is hash if it is live (not revoked, not
-// expired) and its owner may authenticate (active, not soft-deleted): next
-// is inserted with the old session's owner, client and platform, and the
-// old session becomes rotated. Next's ID, RefreshTokenHash, ExpiresAt,
-// UserAgent and IPAddress come from the caller; the rest (the chain and
-// its login time included) is filled in.
+// expired), its owner may authenticate (active, not soft-deleted) and its
+// chain has not spent budget: next is inserted with the old session's
+// owner, client and platform, and the old session becomes rotated. Next's
+// ID, RefreshTokenHash, ExpiresAt, UserAgent and IPAddress come from the
+// caller; the rest (the chain, its login time and its budget included) is
+// filled in.
 // ErrNotFound means nothing changed because the session is unknown or not
-// live, or its owner may not authenticate: the caller then takes the
-// transaction that handles those cases (replays included).
-func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next *Session, now time.Time) (*Account, error) {
+// live, its owner may not authenticate or its budget is spent: the caller
+// then takes the transaction that handles those cases (replays included).
+func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next *Session, now time.Time, budget RefreshBudget) (*Account, error) {
 	var row rotatedRow
+	limit, closed := budget.args(now)
 	err := s.q.get(ctx, db, &row, s.rotateLive, hash, now, next.ID, next.RefreshTokenHash, next.ExpiresAt,
-		jsonText(next.UserAgent), next.IPAddress)
+		jsonText(next.UserAgent), next.IPAddress, limit, closed)
 	if err != nil {
 		return nil, storeErr("rotate live session", err)
 	}
 	row.Account.normalize()
 	next.OwnerID, next.Client, next.Platform = row.ID, row.NextClient, row.NextPlatform
 	next.ChainID, next.LoginAt = row.NextChainID, row.NextLoginAt.UTC()
+	window := row.NextRefreshWindowAt.UTC()
+	next.RefreshWindowAt, next.RefreshCount = &window, row.NextRefreshCount
 	next.CreatedAt, next.UpdatedAt, next.RevokedAt, next.LastUsedAt, next.ReplacedBySessionID = now, now, nil, nil, nil
 	return &row.Account, nil
 }

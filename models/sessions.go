@@ -47,6 +47,11 @@ type Session struct {
 	// TheftDetectedAt is set on every row of a chain whose replay triggered
 	// the theft response, so that it triggers once.
 	TheftDetectedAt *time.Time `db:"theft_detected_at"`
+	// RefreshWindowAt is when the chain's current refresh budget window
+	// opened (nil before its first refresh), and RefreshCount how many
+	// refreshes it counted in it: see RefreshBudget.
+	RefreshWindowAt *time.Time `db:"refresh_window_at"`
+	RefreshCount    int        `db:"refresh_count"`
 }
 
 // normalize converts every timestamp of s to UTC.
@@ -59,6 +64,7 @@ func (s *Session) normalize() {
 	utcPtr(&s.DeletedAt)
 	utc(&s.LoginAt)
 	utcPtr(&s.TheftDetectedAt)
+	utcPtr(&s.RefreshWindowAt)
 }
 
 // SessionState is the state of a session derived from its columns; it is
@@ -120,14 +126,14 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 	t.mustValidate()
 	rest := `replaced_by_session_id, refresh_token_hash, expires_at, revoked_at,
 		last_used_at, user_agent, ip_address, client, platform, deleted_at, created_at, updated_at,
-		chain_id, login_at, theft_detected_at`
+		chain_id, login_at, theft_detected_at, refresh_window_at, refresh_count`
 	insertCols := `id, ` + t.OwnerColumn + `, ` + rest
 	sel := `SELECT id, ` + t.OwnerColumn + ` AS owner_id, ` + rest + ` FROM ` + t.Sessions
 	revoke := `UPDATE ` + t.Sessions + ` SET revoked_at = $1, updated_at = $1 WHERE revoked_at IS NULL AND `
 	return &SessionStore{sessionQueries: sessionQueries{
 		create: `INSERT INTO ` + t.Sessions + ` (` + insertCols + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17)
+				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17, $18, $19)
 			RETURNING created_at, updated_at, login_at`,
 		byHash:       sel + ` WHERE refresh_token_hash = $1`,
 		byID:         sel + ` WHERE id = $1`,
@@ -190,7 +196,7 @@ func rotateSQL(table, insertCols string) string {
 		), new_row AS (
 			INSERT INTO ` + table + ` (` + insertCols + `)
 			SELECT $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-				old_row.chain_id, old_row.login_at, NULL FROM old_row
+				old_row.chain_id, old_row.login_at, NULL, $17, $18 FROM old_row
 			RETURNING id
 		)
 		UPDATE ` + table + ` AS cur SET revoked_at = $16, replaced_by_session_id = new_row.id,
@@ -212,7 +218,7 @@ func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 		sess.RefreshTokenHash, sess.ExpiresAt, sess.RevokedAt, sess.LastUsedAt, jsonText(sess.UserAgent),
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
 		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.ChainID, nullIfZero(sess.LoginAt),
-		sess.TheftDetectedAt)
+		sess.TheftDetectedAt, sess.RefreshWindowAt, sess.RefreshCount)
 	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt); err != nil {
 		return storeErr("create session", err)
 	}
@@ -248,7 +254,8 @@ func (s *SessionStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Session,
 // is not revoked; otherwise (also when oldID does not exist) nothing is
 // written and Rotate returns ErrConflict. next continues the old session's
 // chain: the database copies chain_id and login_at from the old row (the
-// caller sets next.ChainID and next.LoginAt to the same values). Call it
+// caller sets next.ChainID and next.LoginAt to the same values), while its
+// refresh budget columns are the caller's (RefreshBudget.Advance). Call it
 // inside a transaction and roll back on any error. ErrDuplicate means
 // next's hash or ID is taken.
 func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next *Session, now time.Time) error {
@@ -261,7 +268,7 @@ func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next 
 	n, err := execCount(ctx, s.q, db, "rotate session", s.rotate, oldID,
 		next.ID, next.OwnerID, next.ReplacedBySessionID, next.RefreshTokenHash, next.ExpiresAt,
 		next.RevokedAt, next.LastUsedAt, jsonText(next.UserAgent), next.IPAddress, next.Client,
-		next.Platform, next.DeletedAt, next.CreatedAt, next.UpdatedAt, now)
+		next.Platform, next.DeletedAt, next.CreatedAt, next.UpdatedAt, now, next.RefreshWindowAt, next.RefreshCount)
 	if err != nil {
 		return err
 	}

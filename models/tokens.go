@@ -43,11 +43,13 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, insert, consume, countSince string }{
+var tokenQueries = struct{ void, insert, live, consume, countSince string }{
 	void: `UPDATE account_tokens SET expires_at = $4
 		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`,
 	insert: `INSERT INTO account_tokens (` + tokenColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
+	live: `SELECT ` + tokenColumns + ` FROM account_tokens
+		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3`,
 	consume: `UPDATE account_tokens SET used_at = $3
 		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
 		RETURNING ` + tokenColumns,
@@ -66,6 +68,19 @@ func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 	}
 	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt)
 	return storeErr("issue token", err)
+}
+
+// Live returns the token of purpose whose hash is hash if it is live at
+// now (unused, unexpired, not voided), changing nothing; ErrNotFound
+// otherwise. It lets a flow refuse a bad token before costly work; the
+// token is still taken by Consume, which decides between concurrent uses.
+func (s TokenStore) Live(ctx context.Context, db DB, purpose, hash string, now time.Time) (*OneTimeToken, error) {
+	var t OneTimeToken
+	if err := s.q.get(ctx, db, &t, tokenQueries.live, hash, purpose, now); err != nil {
+		return nil, storeErr("live token", err)
+	}
+	t.normalize()
+	return &t, nil
 }
 
 // Consume marks the live token of purpose whose hash is hash used at now

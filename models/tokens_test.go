@@ -27,8 +27,20 @@ func TestOneTimeTokens(t *testing.T) {
 	verify := issue(models.PurposeEmailVerify, now.Add(-2*time.Minute), time.Hour)
 	second := issue(models.PurposePasswordReset, now.Add(-time.Minute), 30*time.Minute)
 
+	// Live reads without taking: a live token stays live.
+	for range 2 {
+		if got, err := store.Live(ctx, db, models.PurposePasswordReset, second.TokenHash, now); err != nil || got.ID != second.ID || got.UsedAt != nil {
+			t.Fatalf("live: %+v %v", got, err)
+		}
+	}
+	_, err := store.Live(ctx, db, models.PurposePasswordReset, first.TokenHash, now)
+	wantErr(t, "live: voided token", err, models.ErrNotFound)
+	_, err = store.Live(ctx, db, models.PurposeEmailVerify, second.TokenHash, now)
+	wantErr(t, "live: token of another purpose", err, models.ErrNotFound)
+	_, err = store.Live(ctx, db, models.PurposePasswordReset, second.TokenHash, second.ExpiresAt)
+	wantErr(t, "live: expired token", err, models.ErrNotFound)
 	// A new token voids the earlier unused one of its purpose only.
-	_, err := store.Consume(ctx, db, models.PurposePasswordReset, first.TokenHash, now)
+	_, err = store.Consume(ctx, db, models.PurposePasswordReset, first.TokenHash, now)
 	wantErr(t, "voided token", err, models.ErrNotFound)
 	// Purpose is checked.
 	_, err = store.Consume(ctx, db, models.PurposeEmailVerify, second.TokenHash, now)
@@ -40,6 +52,8 @@ func TestOneTimeTokens(t *testing.T) {
 	// Single use.
 	_, err = store.Consume(ctx, db, models.PurposePasswordReset, second.TokenHash, now)
 	wantErr(t, "used token", err, models.ErrNotFound)
+	_, err = store.Live(ctx, db, models.PurposePasswordReset, second.TokenHash, now)
+	wantErr(t, "live: used token", err, models.ErrNotFound)
 	if _, err := store.Consume(ctx, db, models.PurposeEmailVerify, verify.TokenHash, now); err != nil {
 		t.Fatalf("the verification token was voided by a reset token: %v", err)
 	}

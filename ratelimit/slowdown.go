@@ -48,8 +48,8 @@ type SlowDownConfig struct {
 	// each further failure doubles it, up to MaxDelay.
 	FirstDelay time.Duration
 	MaxDelay   time.Duration
-	// TrustFor is how long a client that logged in to an account stays
-	// exempt from that account's slow-down.
+	// TrustFor is how long a client (address or device) that logged in to
+	// an account stays exempt from that account's slow-down.
 	TrustFor time.Duration
 	// PairMemory is how long a pair's consecutive failures are remembered
 	// after its last failure.
@@ -66,6 +66,15 @@ type SlowDownConfig struct {
 // count; an admitted attempt of a slowed pair or account claims its slot,
 // so concurrent attempts wait for its outcome instead of being evaluated
 // together. E-mails are lowercased and hashed in keys.
+//
+// A client that logged in to the account within TrustFor is trusted: by
+// its address, or by its device, an opaque random value the client keeps
+// (a cookie, or an app's stored token) and presents with each attempt.
+// Succeeded hands the device value out; only its hash is stored, per
+// account, and each success extends it. A trusted client is never slowed by
+// the account-wide count, and a trusted device's pair is the device itself
+// rather than its address, so that failures of others (from its network,
+// even) never slow it; its own failures do.
 //
 // SlowDown fails open: when Redis is unavailable attempts are not slowed
 // (the per-client auth limit still applies), and it logs once.
@@ -101,9 +110,9 @@ func NewSlowDown(cfg SlowDownConfig) *SlowDown {
 		cfg.Now = time.Now
 	}
 	s := &SlowDown{cfg: cfg, log: cfg.Logger,
-		check:   redis.NewScript(5, slowLib+checkScript),
-		fail:    redis.NewScript(5, slowLib+failScript),
-		success: redis.NewScript(5, slowLib+successScript),
+		check:   redis.NewScript(slowKeys, slowLib+checkScript),
+		fail:    redis.NewScript(slowKeys, slowLib+failScript),
+		success: redis.NewScript(slowKeys, slowLib+successScript),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -111,93 +120,12 @@ func NewSlowDown(cfg SlowDownConfig) *SlowDown {
 	return s
 }
 
-// The scripts share their keys and arguments:
-//
-//	KEYS: 1 pair hash {f: consecutive failures, n: next allowed ms},
-//	      2 the e-mail's failures in the current account window,
-//	      3 those of the previous window, 4 the e-mail's next allowed ms,
-//	      5 the pair's trust marker
-//	ARGV: 1 now ms, 2 elapsed part of the current window (0-1),
-//	      3 pair threshold, 4 account threshold, 5 first delay ms,
-//	      6 max delay ms, 7 pair memory ms, 8 account window ms,
-//	      9 trust ms
-//
-// The account count slides: the previous window's failures weigh by the
-// part of it still inside the last AccountWindow.
-const slowLib = `
-local now, frac = tonumber(ARGV[1]), tonumber(ARGV[2])
-local pairMin, acctMin = tonumber(ARGV[3]), tonumber(ARGV[4])
-local first, cap = tonumber(ARGV[5]), tonumber(ARGV[6])
-local function delay(level)
-	local d = first
-	for i = 2, level do
-		d = d * 2
-		if d >= cap then return cap end
-	end
-	return math.min(d, cap)
-end
-local function account()
-	local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
-	local prev = tonumber(redis.call('GET', KEYS[3]) or '0')
-	return math.floor(cur + prev * (1 - frac))
-end
-`
-
-// checkScript returns the wait in ms (0: go ahead) and claims the slot of
-// an admitted attempt of a slowed pair or account.
-const checkScript = `
-local fails = tonumber(redis.call('HGET', KEYS[1], 'f') or '0')
-local pnext = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-if pnext > now then return pnext - now end
-local trusted = redis.call('EXISTS', KEYS[5]) == 1
-local acct = 0
-if not trusted then
-	acct = account()
-	if acct >= acctMin then
-		local anext = tonumber(redis.call('GET', KEYS[4]) or '0')
-		if anext > now then return anext - now end
-	end
-end
-if fails >= pairMin then
-	redis.call('HSET', KEYS[1], 'n', now + delay(fails - pairMin + 1))
-	redis.call('PEXPIRE', KEYS[1], ARGV[7])
-end
-if acct >= acctMin then
-	redis.call('SET', KEYS[4], now + delay(acct - acctMin + 1), 'PX', ARGV[8])
-end
-return 0
-`
-
-// failScript counts a failure of the pair and of the e-mail.
-const failScript = `
-local fails = redis.call('HINCRBY', KEYS[1], 'f', 1)
-if fails >= pairMin then
-	redis.call('HSET', KEYS[1], 'n', now + delay(fails - pairMin + 1))
-else
-	redis.call('HSET', KEYS[1], 'n', 0)
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], 2 * tonumber(ARGV[8]))
-local acct = account()
-if acct >= acctMin then
-	redis.call('SET', KEYS[4], now + delay(acct - acctMin + 1), 'PX', ARGV[8])
-end
-return 0
-`
-
-// successScript resets the pair and trusts its client.
-const successScript = `
-redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[5], '1', 'PX', ARGV[9])
-return 0
-`
-
 // Wait reports how long an attempt to log in to email from the client at
-// ip must wait before it may be evaluated; zero means now, and then the
-// attempt holds the slot until Failed or Succeeded (or its delay passes).
-func (s *SlowDown) Wait(ctx context.Context, email, ip string) time.Duration {
-	ms, err := redis.Int64(s.run(ctx, s.check, email, ip))
+// ip, presenting device ("" if none), must wait before it may be
+// evaluated; zero means now, and then the attempt holds the slot until
+// Failed or Succeeded (or its delay passes).
+func (s *SlowDown) Wait(ctx context.Context, email, ip, device string) time.Duration {
+	ms, err := redis.Int64(s.run(ctx, s.check, email, ip, device, ""))
 	if err != nil || ms <= 0 {
 		return 0
 	}
@@ -205,17 +133,35 @@ func (s *SlowDown) Wait(ctx context.Context, email, ip string) time.Duration {
 }
 
 // Failed records a failed attempt (wrong password or unknown e-mail).
-func (s *SlowDown) Failed(ctx context.Context, email, ip string) {
-	_, _ = s.run(ctx, s.fail, email, ip)
+func (s *SlowDown) Failed(ctx context.Context, email, ip, device string) {
+	_, _ = s.run(ctx, s.fail, email, ip, device, "")
 }
 
 // Succeeded records a successful login: the pair's failures are forgotten
-// and its client is trusted by the account for TrustFor.
-func (s *SlowDown) Succeeded(ctx context.Context, email, ip string) {
-	_, _ = s.run(ctx, s.success, email, ip)
+// and the client is trusted by the account for TrustFor, by its address and
+// by a device. It returns the device value the client should keep: device
+// itself when the account trusts it already (its trust is extended), else
+// a new random value (a value the account does not trust, planted by
+// someone else say, is never adopted). Without Redis it returns device if
+// it is well formed, else a new value.
+func (s *SlowDown) Succeeded(ctx context.Context, email, ip, device string) string {
+	fresh := NewDevice()
+	kept, err := redis.Int64(s.run(ctx, s.success, email, ip, device, fresh))
+	if (err == nil && kept == 1) || (err != nil && WellFormedDevice(device)) {
+		return device
+	}
+	return fresh
 }
 
-func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip string) (any, error) {
+// accountKey starts the keys of the account of email.
+func (s *SlowDown) accountKey(email string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email))))
+	return s.cfg.Prefix + "a:" + hex.EncodeToString(sum[:16]) + ":"
+}
+
+// run calls script for an attempt on email from ip presenting device, with
+// fresh the device value Succeeded would hand out.
+func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, device, fresh string) (any, error) {
 	if s.cfg.Pool == nil {
 		return int64(0), nil
 	}
@@ -224,9 +170,12 @@ func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip stri
 	win := c.AccountWindow.Milliseconds()
 	index := now / win
 	frac := float64(now%win) / float64(win)
-	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email))))
-	acct := c.Prefix + "a:" + hex.EncodeToString(sum[:16]) + ":"
+	acct := s.accountKey(email)
 	client := ClientKey(ip, c.IPv6Prefix)
+	presented := "0"
+	if WellFormedDevice(device) {
+		presented = "1"
+	}
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	args := []any{
 		acct + "p:" + client,
@@ -234,9 +183,12 @@ func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip stri
 		acct + "n:" + strconv.FormatInt(index-1, 10),
 		acct + "next",
 		acct + "t:" + client,
+		acct + "p:d:" + deviceKey(device),
+		acct + "d:" + deviceKey(device),
+		acct + "d:" + deviceKey(fresh),
 		now, strconv.FormatFloat(frac, 'f', 6, 64),
 		c.PairFailures, c.AccountFailures, ms(c.FirstDelay), ms(c.MaxDelay),
-		ms(c.PairMemory), win, ms(c.TrustFor),
+		ms(c.PairMemory), win, ms(c.TrustFor), presented,
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()

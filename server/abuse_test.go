@@ -112,7 +112,7 @@ func untilNotSlowed(t *testing.T, within time.Duration, attempt func() *apiRespo
 func TestLoginSlowDownPerPair(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, "TRUST_PROXY=true"), "api")
-	c := s.client()
+	c := s.bareClient() // clients known by their address alone
 	u := register(t, c, "web")
 	const ip = "203.0.113.20"
 	wrong := func() *apiResponse { return login(c, strings.ToUpper(u.email), "Wrong-password-123", ip) }
@@ -147,7 +147,7 @@ func TestLoginSlowDownPerPair(t *testing.T) {
 func TestLoginSlowDownPerAccount(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, "TRUST_PROXY=true"), "api")
-	c := s.client()
+	c := s.bareClient() // clients known by their address alone
 	u := register(t, c, "web")
 	other := register(t, c, "web")
 	const trusted = "2001:db8:77::1"

@@ -79,7 +79,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	if cfg.MetricsAddr == "" {
 		fw.Handle(http.MethodGet, "/metrics", a.metricsHandler())
 	}
-	a.registerActions(fw)
+	a.registerActions(fw, limits)
 	limits.learnClasses(fw)
 	var sockets *events.Server
 	if cfg.Sockets {

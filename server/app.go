@@ -70,6 +70,9 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	if cfg.generatedDataKey {
 		log.Warn("DATA_ENCRYPTION_KEY is not set: using a random key for this process; what it encrypts cannot be read after a restart")
 	}
+	if cfg.staleHashWait {
+		log.Warn("PASSWORD_HASH_MAX_WAIT is no longer read: a hash waits in a queue bounded by PASSWORD_HASH_QUEUE")
+	}
 	if cfg.SMTP == nil && cfg.production() {
 		log.Warn("SMTP_URL is not set: no mail can be sent; password reset and e-mail verification requests answer 503")
 	}
@@ -135,6 +138,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 		metrics: newMetrics(),
 		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	}
+	a.metrics.watchHashing(a.hasher.Stats)
 	a.emitter = newEmitter(rc, a.socketKey())
 	a.mailer = &mail.Mailer{Templates: templates, Pool: a.redis, Prefix: cfg.JobsNamespace,
 		Enqueuer: queues.NewEnqueuer(a.redis, cfg.JobsNamespace), Now: a.now, Log: log}

@@ -76,6 +76,18 @@ type config struct {
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
 	generatedSecret, generatedDataKey bool
+	// staleHashWait records that PASSWORD_HASH_MAX_WAIT, no longer read,
+	// is set, so that start-up can warn about it.
+	staleHashWait bool
+}
+
+// hashQueue converts PASSWORD_HASH_QUEUE (0: no call waits) to the
+// hasher's setting (0 there means the default, negative none).
+func hashQueue(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func (c *config) production() bool { return c.Env == "production" }
@@ -124,8 +136,9 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		Time:        uint32(p.integer("PASSWORD_HASH_ITERATIONS", auth.DefaultTime, 1, 64)),
 		Threads:     auth.DefaultThreads,
 		Concurrency: p.integer("PASSWORD_HASH_CONCURRENCY", runtime.NumCPU(), 1, 1024),
-		MaxWait:     p.duration("PASSWORD_HASH_MAX_WAIT", auth.DefaultMaxWait),
+		Queue:       hashQueue(p.integer("PASSWORD_HASH_QUEUE", auth.DefaultQueue, 0, 1<<20)),
 	}
+	_, c.staleHashWait = p.raw("PASSWORD_HASH_MAX_WAIT")
 	if c.production() && (c.Hashing.MemoryKiB < auth.DefaultMemoryKiB || c.Hashing.Time < auth.DefaultTime) {
 		p.fail("PASSWORD_HASH_MEMORY_KIB/PASSWORD_HASH_ITERATIONS", "may not go below OWASP's baseline (19456 KiB, 2 iterations) in production")
 	}

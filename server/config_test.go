@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/auth"
 )
 
 func TestLoadConfigDefaults(t *testing.T) {
@@ -41,6 +43,15 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.PasswordResetURL != "http://localhost:8000/demo#reset={token}" || c.EmailVerifyURL != "http://localhost:8000/demo#verify={token}" ||
 		c.PasswordResetTTL != 30*time.Minute || c.EmailVerifyTTL != 48*time.Hour || c.RequireVerifiedEmail {
 		t.Errorf("mail defaults: %+v", c)
+	}
+	if c.Hashing.Queue != auth.DefaultQueue || c.staleHashWait {
+		t.Errorf("hashing queue default: %d (stale wait %v)", c.Hashing.Queue, c.staleHashWait)
+	}
+	for v, want := range map[string]int{"0": -1, "1": 1, "500": 500} {
+		c, err := loadConfig(func(k string) string { return map[string]string{"PASSWORD_HASH_QUEUE": v}[k] })
+		if err != nil || c.Hashing.Queue != want {
+			t.Errorf("PASSWORD_HASH_QUEUE=%s: hasher queue %v (%v), want %d", v, c.Hashing.Queue, err, want)
+		}
 	}
 	if !c.generatedSecret || len(c.AccessTokenSecret) != 32 {
 		t.Errorf("development generates a 32-byte secret: %v %d", c.generatedSecret, len(c.AccessTokenSecret))
@@ -111,6 +122,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"mail settings, every bad one at once", map[string]string{"SMTP_URL": "http://mail", "MAIL_FROM": "nobody", "PUBLIC_URL": "ftp://x",
 			"PASSWORD_RESET_URL": "https://x/reset", "EMAIL_VERIFY_URL": "x{token}", "PASSWORD_RESET_EXPIRES_IN": "0s", "EMAIL_VERIFY_EXPIRES_IN": "soon", "REQUIRE_VERIFIED_EMAIL": "perhaps"},
 			[]string{"SMTP_URL", "MAIL_FROM", "PUBLIC_URL", "PASSWORD_RESET_URL", "EMAIL_VERIFY_URL", "PASSWORD_RESET_EXPIRES_IN", "EMAIL_VERIFY_EXPIRES_IN", "REQUIRE_VERIFIED_EMAIL"}},
+		{"hashing queue", map[string]string{"PASSWORD_HASH_QUEUE": "-1"}, []string{"PASSWORD_HASH_QUEUE"}},
+		{"hashing queue not a number", map[string]string{"PASSWORD_HASH_QUEUE": "lots"}, []string{"PASSWORD_HASH_QUEUE"}},
 		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,8 +57,7 @@ func (b *syncBuffer) String() string {
 }
 
 // testEnv returns the environment of a test server: a fresh database, a
-// fresh Redis namespace, cheap password hashing with no practical limit on
-// the wait for a hashing slot, and generous rate limits.
+// fresh Redis namespace, cheap password hashing and generous rate limits.
 // Each override is "NAME=value".
 func testEnv(t testing.TB, overrides ...string) map[string]string {
 	t.Helper()
@@ -73,14 +72,10 @@ func testEnv(t testing.TB, overrides ...string) map[string]string {
 		"DATA_ENCRYPTION_KEY":      testDataKey,
 		"PASSWORD_HASH_MEMORY_KIB": "1024",
 		"PASSWORD_HASH_ITERATIONS": "1",
-		// A request waits as long as it takes for a hashing slot: on a
-		// loaded machine the 2 s default turns concurrency tests into
-		// SERVICE_BUSY tests (TestHashingBusy sets its own wait).
-		"PASSWORD_HASH_MAX_WAIT": "60s",
-		"RATE_LIMIT_MAX":         "100000",
-		"AUTH_RATE_LIMIT_MAX":    "100000",
-		"LOG_LEVEL":              "debug",
-		"SHUTDOWN_TIMEOUT":       "20s",
+		"RATE_LIMIT_MAX":           "100000",
+		"AUTH_RATE_LIMIT_MAX":      "100000",
+		"LOG_LEVEL":                "debug",
+		"SHUTDOWN_TIMEOUT":         "20s",
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, "=")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -64,6 +65,23 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// clientBudget returns the function that spends one unit of a client's
+// budget of class from inside an action (for the actions that charge the
+// client only in some cases: the refresh of a token that names no
+// session), and reports how long the client must wait when it was spent.
+func (l *rateLimits) clientBudget(class action.RateClass) func(context.Context, *action.Request) time.Duration {
+	return func(ctx context.Context, req *action.Request) time.Duration {
+		if l.authMax <= 0 {
+			return 0
+		}
+		client := ratelimit.ClientKey(req.IP, l.ipv6Prefix)
+		if d := l.auth.Allow(ctx, "auth:"+string(class)+":"+client, l.authMax, l.authWindow); !d.Allowed {
+			return max(d.RetryAfter, time.Second)
+		}
+		return 0
+	}
 }
 
 func (l *rateLimits) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {

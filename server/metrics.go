@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/queues"
@@ -79,6 +80,30 @@ func (m *metrics) watchSockets(connected func() int) {
 		Name: "actionkit_sockets_connected",
 		Help: "Sockets connected to this instance.",
 	}, func() float64 { return float64(connected()) }))
+}
+
+// watchHashing exports the password hasher's admission: the hashes running
+// and queued now, the derivations run and the calls refused (503
+// SERVICE_BUSY) because the queue was full.
+func (m *metrics) watchHashing(stats func() auth.HasherStats) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "actionkit_password_hash_running",
+			Help: "Password hashes (and verifications) running now.",
+		}, func() float64 { return float64(stats().Running) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "actionkit_password_hash_waiting",
+			Help: "Requests waiting for a password hashing slot now (at most PASSWORD_HASH_QUEUE).",
+		}, func() float64 { return float64(stats().Waiting) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "actionkit_password_hashes_total",
+			Help: "Password hashes and verifications run.",
+		}, func() float64 { return float64(stats().Derived) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "actionkit_password_hash_refused_total",
+			Help: "Requests refused with 503 SERVICE_BUSY because the password hashing queue was full.",
+		}, func() float64 { return float64(stats().Refused) }),
+	)
 }
 
 // track counts the requests in flight.

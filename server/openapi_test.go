@@ -30,7 +30,7 @@ func appActions(t testing.TB, env map[string]string) []framework.Descriptor {
 	}
 	t.Cleanup(a.close)
 	fw := framework.New(framework.Config{Catalog: a.catalog, Rules: validationRules(a), Mods: v1.Mods(a.catalog)})
-	a.registerActions(fw)
+	a.registerActions(fw, nil)
 	return fw.Actions()
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/invopop/validation"
 
 	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	v2 "github.com/actionkit/actionkit/actions/v2"
 	"github.com/actionkit/actionkit/auth"
@@ -35,6 +37,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		}
 	}
 	s.Ended = a.ended
+	s.RefreshBudget = models.RefreshBudget{Max: a.cfg.AuthRateLimitMax, Window: a.cfg.AuthRateLimitWindow}
 	s.Throttle = ratelimit.NewSlowDown(ratelimit.SlowDownConfig{
 		Pool:       a.redis,
 		Prefix:     a.cfg.JobsNamespace + ":ratelimit:login:" + string(kind.Type) + ":",
@@ -84,14 +87,20 @@ func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.
 }
 
 // registerActions mounts every action of the bundled server. The actions
-// that take credentials declare their rate class on their spec.
-func (a *app) registerActions(fw *framework.Framework) {
+// that take credentials declare their rate class on their spec, except
+// refresh: a known token spends its session's budget in the engine, and one
+// that names no session the client's, through limits (nil: not limited).
+func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	users, admins := a.services()
 	cookies := v1.Cookies{Secure: a.cfg.production(), MaxAge: a.cfg.RefreshTokenTTL}
+	var refreshBudget func(context.Context, *action.Request) time.Duration
+	if limits != nil {
+		refreshBudget = limits.clientBudget(action.RateRefresh)
+	}
 	framework.Register(fw, &v1.Register{Accounts: users, Cookies: cookies})
 	for _, svc := range []*accounts.Service{users, admins} {
 		framework.Register(fw, &v1.Login{Accounts: svc, Cookies: cookies})
-		framework.Register(fw, &v1.Refresh{Accounts: svc, Cookies: cookies})
+		framework.Register(fw, &v1.Refresh{Accounts: svc, Cookies: cookies, ClientBudget: refreshBudget})
 		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
@@ -103,7 +112,7 @@ func (a *app) registerActions(fw *framework.Framework) {
 	a.registerAdminUserActions(fw, users)
 	// The mail flows are for users only.
 	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
-	framework.Register(fw, &v1.ResetPassword{Accounts: users})
+	framework.Register(fw, &v1.ResetPassword{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
 	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})

@@ -8,7 +8,8 @@ import (
 )
 
 // Cookies is the one definition of the refresh cookie, used both to set and
-// to clear it: browsers only clear a cookie whose attributes match.
+// to clear it (browsers only clear a cookie whose attributes match), and of
+// the device cookie.
 type Cookies struct {
 	// Secure marks the cookie Secure (production).
 	Secure bool
@@ -56,4 +57,34 @@ func (c Cookies) Clear(req *action.Request, owner action.OwnerType) {
 	ck := c.base(owner, "")
 	ck.Expires = time.Unix(0, 0)
 	req.SetCookie(ck)
+}
+
+// DeviceMaxAge is the lifetime of the device cookie. The server trusts a
+// device for a shorter time after its last login; the cookie outlives
+// that so that its value is kept (and trusted again) at the next login.
+const DeviceMaxAge = 365 * 24 * time.Hour
+
+// DeviceNameOf is the name of owner's device cookie: "jwt-user-device".
+func (c Cookies) DeviceNameOf(owner action.OwnerType) string {
+	return "jwt-" + string(owner) + "-device"
+}
+
+// ReadDevice returns the device value the request's cookie carries, if any.
+func (c Cookies) ReadDevice(req *action.Request, owner action.OwnerType) (string, bool) {
+	return req.Cookie(c.DeviceNameOf(owner))
+}
+
+// SetDevice adds the device cookie carrying value to the response. It is
+// SameSite=Lax, not Strict like the refresh cookie: it authorises nothing,
+// and a login reached from a link elsewhere should still present it.
+func (c Cookies) SetDevice(req *action.Request, owner action.OwnerType, value string) {
+	req.SetCookie(&http.Cookie{
+		Name:     c.DeviceNameOf(owner),
+		Value:    value,
+		Path:     "/",
+		MaxAge:   int(DeviceMaxAge / time.Second),
+		HttpOnly: true,
+		Secure:   c.Secure,
+		SameSite: http.SameSiteLaxMode,
+	})
 }

@@ -23,6 +23,9 @@ type ChangePassword struct {
 type ChangePasswordArgs struct {
 	CurrentPassword string `arg:"currentPassword,secret" validate:"required,max=1024"`
 	NewPassword     string `arg:"newPassword,secret" validate:"required,password"`
+	// DeviceToken is as in LoginArgs: the current password is checked as
+	// a login's is.
+	DeviceToken string `arg:"deviceToken,lenient,secret"`
 }
 
 // Spec declares V1ChangePassword (V1AdminChangePassword for admins).
@@ -30,7 +33,7 @@ func (a *ChangePassword) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "ChangePassword", "changepassword")
 	s.Summary = "Change your password; every other session ends"
 	s.Auth = action.Owner(a.Accounts.Kind.Type)
-	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy}
+	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	s.RateClass = action.RatePassword
 	s.SameSite = true // sets the refresh cookie
 	return s
@@ -38,7 +41,8 @@ func (a *ChangePassword) Spec() action.Spec {
 
 // Run changes the password and answers the caller's new tokens.
 func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *ChangePasswordArgs) (*SessionResult, error) {
-	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, Origin(req))
+	o := OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken)
+	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, o)
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return nil, a.Accounts.Kind.Codes.InvalidCurrentPassword.New()
@@ -83,15 +87,20 @@ func (a *RequestPasswordReset) Run(ctx context.Context, req *action.Request, in 
 }
 
 // ResetPassword sets a new password with the token of a reset mail and
-// ends every session; it does not log in.
+// ends every session; it does not log in, but the account trusts the
+// client that completed it in its login slow-down, and the answer sets the
+// device cookie.
 type ResetPassword struct {
 	Accounts *accounts.Service
+	Cookies  Cookies
 }
 
 // ResetPasswordArgs are the arguments of ResetPassword.
 type ResetPasswordArgs struct {
 	Token    string `arg:"token,secret" validate:"required,max=1024"`
 	Password string `arg:"password,secret" validate:"required,password"`
+	// DeviceToken is as in LoginArgs.
+	DeviceToken string `arg:"deviceToken,lenient,secret"`
 }
 
 // Spec declares V1ResetPassword.
@@ -106,12 +115,15 @@ func (a *ResetPassword) Spec() action.Spec {
 
 // Run resets the password.
 func (a *ResetPassword) Run(ctx context.Context, req *action.Request, in *ResetPasswordArgs) (*Empty, error) {
-	err := a.Accounts.ResetPassword(ctx, in.Token, in.Password, Origin(req))
+	device, err := a.Accounts.ResetPassword(ctx, in.Token, in.Password, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if errors.Is(err, accounts.ErrInvalidToken) {
 		return nil, accounts.UserInvalidResetToken.New()
 	}
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	if device != "" {
+		a.Cookies.SetDevice(req, a.Accounts.Kind.Type, device)
 	}
 	return &Empty{}, nil
 }

@@ -15,6 +15,7 @@ import (
 func AccountError(kind accounts.Kind, err error) error {
 	c := kind.Codes
 	var slowed *accounts.SlowedDownError
+	var limited *accounts.LimitedError
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return c.InvalidCredentials.New()
@@ -29,9 +30,9 @@ func AccountError(kind accounts.Kind, err error) error {
 	case errors.Is(err, accounts.ErrExists) && c.AlreadyExists != "":
 		return c.AlreadyExists.New()
 	case errors.As(err, &slowed):
-		e := errorcodes.TooManyRequests.New()
-		e.RetryAfter = max(slowed.RetryAfter, time.Second)
-		return e
+		return tooManyRequests(slowed.RetryAfter)
+	case errors.As(err, &limited):
+		return tooManyRequests(limited.RetryAfter)
 	case errors.Is(err, accounts.ErrNotVerified):
 		return accounts.UserEmailNotVerified.New()
 	case errors.Is(err, accounts.ErrSessionEnded):
@@ -46,6 +47,14 @@ func AccountError(kind accounts.Kind, err error) error {
 		return e
 	}
 	return err
+}
+
+// tooManyRequests is 429 TOO_MANY_REQUESTS with a Retry-After of at least
+// a second.
+func tooManyRequests(retry time.Duration) error {
+	e := errorcodes.TooManyRequests.New()
+	e.RetryAfter = max(retry, time.Second)
+	return e
 }
 
 // Origin describes the request a session is opened from.

@@ -18,9 +18,13 @@ type Login struct {
 
 // LoginArgs are the arguments of Login. The password is used exactly as
 // given; its length is capped only to bound the work an attacker can ask.
+// DeviceToken is an app's device value from an earlier login (a browser
+// sends its device cookie instead); one that is not a device value counts
+// as none.
 type LoginArgs struct {
-	Email    string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
-	Password string `arg:"password,secret" validate:"required,max=1024"`
+	Email       string `arg:"email" mod:"trim,lower" validate:"required,email,max=254"`
+	Password    string `arg:"password,secret" validate:"required,max=1024"`
+	DeviceToken string `arg:"deviceToken,lenient,secret"`
 }
 
 // Spec declares V1Login (V1AdminLogin for admins).
@@ -41,9 +45,9 @@ func (a *Login) Spec() action.Spec {
 
 // Run logs in.
 func (a *Login) Run(ctx context.Context, req *action.Request, in *LoginArgs) (*SessionResult, error) {
-	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, Origin(req))
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
+	return LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
 }

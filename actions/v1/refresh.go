@@ -2,6 +2,8 @@ package v1
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
@@ -10,9 +12,18 @@ import (
 
 // Refresh rotates a refresh token: the old one dies, a new one and a new
 // access token (for the session's original client) are returned.
+//
+// Its rate budget is not a per-client one spent before it runs: a known
+// token spends its session's own budget (in the engine), so that many
+// sessions behind one address do not share one, while a token that names
+// no session spends the client's budget through ClientBudget.
 type Refresh struct {
 	Accounts Refresher
 	Cookies  Cookies
+	// ClientBudget, when set, spends one unit of the requesting client's
+	// refresh budget and returns how long the client must wait when it was
+	// already spent (zero: not spent).
+	ClientBudget func(ctx context.Context, req *action.Request) time.Duration
 }
 
 // Refresher is what Refresh needs of the account engine: an
@@ -34,22 +45,31 @@ func (a *Refresh) Spec() action.Spec {
 	s := specFor(a.Accounts.OwnerKind(), "Refresh", "refresh")
 	s.Summary = "Rotate the refresh token and get a new access token"
 	s.Auth = action.Public
-	s.Errors = []errorcodes.Code{a.Accounts.OwnerKind().Codes.InvalidRefresh}
-	s.RateClass = action.RateRefresh
+	s.Errors = []errorcodes.Code{a.Accounts.OwnerKind().Codes.InvalidRefresh, errorcodes.TooManyRequests}
 	s.SameSite = true
 	return s
 }
 
-// Run rotates the token. A failed refresh clears the cookie, which holds a
-// token that can never work again.
+// Run rotates the token. A refresh refused for good clears the cookie,
+// which holds a token that can never work again; one refused for a spent
+// budget (429) or an outage keeps it.
 func (a *Refresh) Run(ctx context.Context, req *action.Request, in *RefreshArgs) (*SessionResult, error) {
-	raw := refreshTokenOf(a.Accounts.OwnerKind(), a.Cookies, req, in.RefreshToken)
+	kind := a.Accounts.OwnerKind()
+	raw := refreshTokenOf(kind, a.Cookies, req, in.RefreshToken)
 	iss, err := a.Accounts.Refresh(ctx, raw, Origin(req))
-	if err != nil {
-		if _, had := a.Cookies.Read(req, a.Accounts.OwnerKind().Type); had {
-			a.Cookies.Clear(req, a.Accounts.OwnerKind().Type)
-		}
-		return nil, AccountError(a.Accounts.OwnerKind(), err)
+	if err == nil {
+		return SessionAnswer(kind, a.Cookies, req, iss), nil
 	}
-	return SessionAnswer(a.Accounts.OwnerKind(), a.Cookies, req, iss), nil
+	if !errors.Is(err, accounts.ErrInvalidRefresh) {
+		return nil, AccountError(kind, err)
+	}
+	if _, had := a.Cookies.Read(req, kind.Type); had {
+		a.Cookies.Clear(req, kind.Type)
+	}
+	if errors.Is(err, accounts.ErrUnknownRefresh) && a.ClientBudget != nil {
+		if wait := a.ClientBudget(ctx, req); wait > 0 {
+			return nil, tooManyRequests(wait)
+		}
+	}
+	return nil, AccountError(kind, err)
 }

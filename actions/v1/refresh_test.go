@@ -33,7 +33,12 @@ func (f *fakeRefresher) Refresh(_ context.Context, raw string, o accounts.Origin
 	if f.err != nil {
 		return nil, f.err
 	}
-	if !f.row.Rotates {
+	switch {
+	case f.row.Limited:
+		return nil, &accounts.LimitedError{RetryAfter: 90 * time.Second}
+	case f.row.From == "malformed" || f.row.From == "unknown":
+		return nil, accounts.ErrUnknownRefresh
+	case !f.row.Rotates:
 		return nil, accounts.ErrInvalidRefresh
 	}
 	acc := &models.Account{ID: uuid.New(), Email: "ada@example.com", IsActive: true, Locale: "en", Timezone: "UTC"}
@@ -48,15 +53,48 @@ func refreshAPI(t *testing.T, f *fakeRefresher) *actiontest.API {
 	return api
 }
 
+// TestRefreshClientBudget: only a token that names no session spends the
+// client's budget, and a spent one answers 429 with Retry-After (clearing
+// the dead cookie still).
+func TestRefreshClientBudget(t *testing.T) {
+	for _, row := range accounts.RefreshTransitions() {
+		t.Run(row.From+"/"+row.Outcome, func(t *testing.T) {
+			f := &fakeRefresher{row: row}
+			spent := 0
+			api := actiontest.New(t, framework.Config{})
+			framework.Register(api.Framework, &v1.Refresh{Accounts: f, Cookies: v1.Cookies{MaxAge: time.Hour},
+				ClientBudget: func(context.Context, *action.Request) time.Duration { spent++; return 30 * time.Second }})
+			res := api.With("Cookie", "jwt-user-refresh=t").Call(http.MethodPost, "/v1/users/refresh", nil)
+			unknown := row.From == "malformed" || row.From == "unknown"
+			if got := spent == 1; got != unknown || spent > 1 {
+				t.Fatalf("the client's budget spent %d times", spent)
+			}
+			switch {
+			case unknown:
+				res.WantError(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
+				if res.Header.Get("Retry-After") != "30" {
+					t.Errorf("Retry-After %q, want 30", res.Header.Get("Retry-After"))
+				}
+				if c := res.Cookie("jwt-user-refresh"); c == nil || c.Value != "" {
+					t.Errorf("the dead cookie is not cleared: %+v", c)
+				}
+			case row.Rotates:
+				res.WantOK(t)
+			}
+		})
+	}
+}
+
 // TestRefreshAnswersEveryTransition answers each row of the refresh state
 // machine the way CONTRACT.md says, for a browser (cookie) and an app
 // (argument): a rotation returns the new access token and sets the new
-// refresh cookie (the app also gets the refresh token in the body); every
-// other row is 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN, and clears the
-// cookie that carried the dead token.
+// refresh cookie (the app also gets the refresh token in the body); a spent
+// budget is 429 with Retry-After and keeps the cookie; every other row is
+// 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN, and clears the cookie that
+// carried the dead token.
 func TestRefreshAnswersEveryTransition(t *testing.T) {
 	rows := accounts.RefreshTransitions()
-	if len(rows) < 8 {
+	if len(rows) < 9 {
 		t.Fatalf("%d rows; the state machine has more", len(rows))
 	}
 	const cookie = "jwt-user-refresh"
@@ -83,6 +121,16 @@ func TestRefreshAnswersEveryTransition(t *testing.T) {
 				if app.String("token") != "access-from-arg" || app.String("refreshToken") != "next-from-arg" {
 					t.Errorf("app answer: %s", app.Raw)
 				}
+				return
+			}
+			if row.Limited {
+				// The token is good once the budget's window closes: the
+				// cookie is kept.
+				web.WantError(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
+				if web.Header.Get("Retry-After") != "90" || web.Cookie(cookie) != nil {
+					t.Errorf("Retry-After %q, cookies %v", web.Header.Get("Retry-After"), web.Cookies)
+				}
+				app.WantError(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS")
 				return
 			}
 			web.WantError(t, http.StatusUnauthorized, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")

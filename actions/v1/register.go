@@ -25,6 +25,8 @@ type RegisterArgs struct {
 	LastName  string `arg:"lastName" mod:"trim" validate:"max=64"`
 	Timezone  string `arg:"timezone" mod:"trim" default:"UTC" validate:"max=64"`
 	Locale    string `arg:"locale" mod:"trim,locale" default:"en" validate:"locale"`
+	// DeviceToken is as in LoginArgs.
+	DeviceToken string `arg:"deviceToken,lenient,secret"`
 }
 
 // Spec declares V1Register.
@@ -47,11 +49,11 @@ func (a *Register) Run(ctx context.Context, req *action.Request, in *RegisterArg
 	iss, err := a.Accounts.Register(ctx, accounts.NewAccount{
 		Email: in.Email, Password: in.Password, FirstName: in.FirstName, LastName: in.LastName,
 		Timezone: in.Timezone, Locale: in.Locale,
-	}, Origin(req))
+	}, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
+	return LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
 }
 
 // validTimezone accepts IANA zone names; "Local" names the server's zone

@@ -5,11 +5,15 @@ import (
 	"github.com/actionkit/actionkit/action"
 )
 
-// SessionAnswer builds the answer of register, login and refresh and sets
-// the refresh cookie. The raw refresh token goes in the body only for app
-// sessions.
+// SessionAnswer builds the answer of register, login, refresh and password
+// change, and sets the refresh cookie and, when the flow authenticated the
+// client, the device cookie. The raw refresh token goes in the body only
+// for app sessions.
 func SessionAnswer(kind accounts.Kind, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
 	cookies.Set(req, kind.Type, iss.RefreshToken)
+	if iss.Device != "" {
+		cookies.SetDevice(req, kind.Type, iss.Device)
+	}
 	out := &SessionResult{Token: iss.AccessToken}
 	if iss.Session.Client == string(action.App) {
 		out.RefreshToken = iss.RefreshToken
@@ -20,6 +24,28 @@ func SessionAnswer(kind accounts.Kind, cookies Cookies, req *action.Request, iss
 		out.User = ViewAccount(iss.Account)
 	}
 	return out
+}
+
+// LoginAnswer is SessionAnswer for a login (register and login of every
+// version): an app session also finds its device value in the body, as
+// deviceToken, to send back with its next logins.
+func LoginAnswer(kind accounts.Kind, cookies Cookies, req *action.Request, iss *accounts.Issued) *SessionResult {
+	out := SessionAnswer(kind, cookies, req, iss)
+	if iss.Session.Client == string(action.App) {
+		out.DeviceToken = iss.Device
+	}
+	return out
+}
+
+// OriginWithDevice is Origin with the device value the client presented:
+// its device cookie, else the deviceToken argument (apps).
+func OriginWithDevice(kind accounts.Kind, cookies Cookies, req *action.Request, arg string) accounts.Origin {
+	o := Origin(req)
+	o.Device = arg
+	if v, ok := cookies.ReadDevice(req, kind.Type); ok && v != "" {
+		o.Device = v
+	}
+	return o
 }
 
 // specFor names an account action of svc's kind: verb "Login" becomes

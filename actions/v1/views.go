@@ -41,10 +41,12 @@ func ViewAccount(a *models.Account) *AccountView {
 // SessionResult is the answer of register, login and refresh. The account
 // is under the owner type's name ("user" or "admin"). RefreshToken is
 // present only for app clients: a web page never sees the raw token, which
-// it holds in an httpOnly cookie.
+// it holds in an httpOnly cookie. DeviceToken is present only in an app
+// client's login answers (a web page holds it in the device cookie).
 type SessionResult struct {
 	Token        string       `json:"token"`
 	RefreshToken string       `json:"refreshToken,omitempty"`
+	DeviceToken  string       `json:"deviceToken,omitempty"`
 	User         *AccountView `json:"user,omitempty"`
 	Admin        *AccountView `json:"admin,omitempty"`
 }

@@ -59,12 +59,12 @@ func (a *Login) Spec() action.Spec {
 
 // Run logs in, exactly as V1Login does.
 func (a *Login) Run(ctx context.Context, req *action.Request, in *v1.LoginArgs) (*LoginResult, error) {
-	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, v1.Origin(req))
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, v1.OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
 		return nil, v1.AccountError(a.Accounts.Kind, err)
 	}
 	return &LoginResult{
-		SessionResult:  *v1.SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss),
+		SessionResult:  *v1.LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss),
 		TokenExpiresAt: iss.AccessExpiresAt,
 		Session: &SessionView{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
 			Client: iss.Session.Client, Platform: iss.Session.Platform},

@@ -315,9 +315,10 @@ func orFailed(r *Result, err error, s step) *Result {
 // all the bench's traffic comes from one address (127.0.0.1) and the
 // defaults (300 requests in 5 minutes, 10 logins in 15) would refuse
 // almost all of it. The global limiter still counts every request in
-// process and syncs the counts with Redis every second, and the credential
-// classes still count every login, refresh and registration in Redis:
-// the same work as with the defaults, without the refusals.
+// process and syncs the counts with Redis every second, the credential
+// classes still count every login and registration in Redis, and every
+// refresh is counted in its session's row: the same work as with the
+// defaults, without the refusals.
 func serverSettings(dbURL, redisURL, ns string) []string {
 	return []string{
 		"APP_ENV=production", "DATABASE_URL=" + dbURL, "REDIS_URL=" + redisURL, "JOBS_NAMESPACE=" + ns,
