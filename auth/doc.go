@@ -2,7 +2,8 @@
 // routing and of any database, so that a sibling service embedding the
 // framework can reuse it with its own owner types and stores.
 //
-//   - Tokens issues and verifies HS256 access tokens whose claims are sub,
+//   - Tokens issues and verifies access tokens (HS256 under a shared secret,
+//     or EdDSA and ES256 under the keys of a KeySource) whose claims are sub,
 //     type, tokenVersion, iat, exp, iss and a single-string aud such as
 //     "user-web" (the owner type and the client).
 //   - NewRefreshToken, HashRefreshToken and WellFormedRefreshToken handle the
