@@ -111,6 +111,10 @@ func NewTokens(secret []byte, issuer string, ttl time.Duration, now func() time.
 	return t, nil
 }
 
+// Validate applies the defaults and validates the configuration, as the
+// first Issue or Parse would; it lets a program fail at start instead.
+func (t *Tokens) Validate() error { return t.init() }
+
 // init applies the defaults, validates the configuration and builds the
 // parser, once.
 func (t *Tokens) init() error {
