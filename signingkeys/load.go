@@ -40,7 +40,6 @@ func (r *Ring) Open(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.loadedAt.Store(now.UnixNano())
 	return r.reload(ctx, true)
 }
 
@@ -105,8 +104,10 @@ func (r *Ring) rotate(ctx context.Context, now time.Time, switchAlg bool) (bool,
 }
 
 // load reloads the keys once for every caller that asks while it runs;
-// unless force, not when the last load began less than MaxUnknownReload
-// (or Reload) ago.
+// unless force (a periodic or rotation load), not when the last load for
+// an unknown kid began less than MaxUnknownReload (or Reload) ago. A
+// periodic load moments before does not delay the first token of a key
+// this instance has not seen yet.
 func (r *Ring) load(ctx context.Context, force bool) error {
 	r.mu.Lock()
 	if wait := r.loading; wait != nil {
@@ -121,13 +122,15 @@ func (r *Ring) load(ctx context.Context, force bool) error {
 		return r.lastErr
 	}
 	now := r.cfg.Now()
-	if !force && now.Sub(time.Unix(0, r.loadedAt.Load())) < min(MaxUnknownReload, r.cfg.Reload) {
+	if last := r.unknownAt.Load(); !force && last != 0 && now.Sub(time.Unix(0, last)) < min(MaxUnknownReload, r.cfg.Reload) {
 		r.mu.Unlock()
 		return errTooSoon
 	}
 	done := make(chan struct{})
 	r.loading = done
-	r.loadedAt.Store(now.UnixNano())
+	if !force {
+		r.unknownAt.Store(now.UnixNano())
+	}
 	r.mu.Unlock()
 
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)

@@ -67,16 +67,17 @@ type Ring struct {
 	cfg   Config
 	store models.SigningKeyStore
 
-	set      atomic.Pointer[auth.KeySet]
-	loadedAt atomic.Int64 // UnixNano when the last load began
+	set       atomic.Pointer[auth.KeySet]
+	unknownAt atomic.Int64 // UnixNano when the last load for an unknown kid began
 
 	mu      sync.Mutex
 	loading chan struct{} // closed when the load under way ends
 	lastErr error
 	opened  map[string]*auth.Key // decoded keys by kid, reused across loads
 
-	stop chan struct{}
-	done sync.WaitGroup
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
 }
 
 var _ auth.KeySource = (*Ring)(nil)
@@ -151,8 +152,9 @@ func (r *Ring) Start() {
 	})
 }
 
-// Stop ends the reloads Start began; call it once.
+// Stop ends the reloads Start began. It may be called more than once,
+// and without Start.
 func (r *Ring) Stop() {
-	close(r.stop)
+	r.stopOnce.Do(func() { close(r.stop) })
 	r.done.Wait()
 }

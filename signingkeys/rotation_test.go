@@ -165,3 +165,48 @@ func keyAlg(t *testing.T, r *signingkeys.Ring, kid string) string {
 	}
 	return k.Alg
 }
+
+// A kid this instance has not loaded is looked up at once, even right
+// after a load, and then at most once per MaxUnknownReload.
+func TestUnknownKidReloads(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	c := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	ctx := testCtx(t)
+	a, _ := ring(t, db, c, auth.EdDSA, hexKey)
+	b, _ := ring(t, db, c, auth.EdDSA, hexKey)
+	hs, _ := ring(t, db, c, auth.HS256, hexKey)
+	for _, r := range []*signingkeys.Ring{a, b} {
+		if err := r.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// newKey makes b's next key: hs retires the current one, and b's
+	// rotation finds none.
+	newKey := func() string {
+		t.Helper()
+		if err := hs.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if made, err := b.Rotate(ctx); !made || err != nil {
+			t.Fatalf("Rotate = %v, %v", made, err)
+		}
+		k, err := b.SigningKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.ID
+	}
+	second := newKey()
+	if _, err := a.VerifyKey(ctx, second); err != nil {
+		t.Fatalf("a new kid right after a load: %v", err)
+	}
+	third := newKey()
+	if _, err := a.VerifyKey(ctx, third); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Fatalf("a second new kid within MaxUnknownReload: %v", err)
+	}
+	c.add(signingkeys.MaxUnknownReload)
+	if _, err := a.VerifyKey(ctx, third); err != nil {
+		t.Fatalf("the second new kid MaxUnknownReload later: %v", err)
+	}
+}

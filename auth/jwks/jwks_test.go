@@ -370,3 +370,19 @@ func TestConfigRefused(t *testing.T) {
 		t.Errorf("SigningKey = %v", err)
 	}
 }
+
+// A fetch moments before (at start, or in the background) does not delay
+// the first token of a new key: fetches for unknown kids have their own
+// limit.
+func TestNewKidRightAfterAFetch(t *testing.T) {
+	c := &clock{now: t0}
+	is := newIssuer(t, c, auth.EdDSA)
+	v, _ := newVerifier(t, is, jwks.Config{})
+	if err := v.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := is.add(auth.EdDSA)
+	if _, err := v.Verify(context.Background(), "user", is.sign(next)); err != nil {
+		t.Fatalf("the first token of a new key, right after a fetch: %v", err)
+	}
+}

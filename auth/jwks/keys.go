@@ -36,6 +36,7 @@ type Keys struct {
 	set        atomic.Pointer[auth.KeySet]
 	fetchedAt  atomic.Int64 // UnixNano of the last successful fetch
 	triedAt    atomic.Int64 // UnixNano of when the last fetch began
+	unknownAt  atomic.Int64 // UnixNano of when the last fetch for an unknown kid began
 	refreshing atomic.Bool  // a background fetch is under way
 
 	mu       sync.Mutex
@@ -59,7 +60,7 @@ func (k *Keys) VerifyKey(ctx context.Context, kid string) (*auth.Key, error) {
 		k.refreshIfOld(now)
 		return key, nil
 	}
-	if err := k.fetch(ctx, false); err != nil && !errors.Is(err, errTooSoon) {
+	if err := k.fetch(ctx, &k.unknownAt); err != nil && !errors.Is(err, errTooSoon) {
 		return nil, fmt.Errorf("kid %q: %w (%w)", kid, auth.ErrUnknownKey, err)
 	}
 	if key, ok := k.set.Load().Verifying(kid, k.cfg.Now()); ok {
@@ -76,36 +77,39 @@ func (k *Keys) SigningKey() (*auth.Key, error) {
 // refreshIfOld starts a background fetch when the set is older than
 // MaxAge and the last fetch began at least MinRefetch ago, unless one runs.
 func (k *Keys) refreshIfOld(now time.Time) {
-	if now.Sub(time.Unix(0, k.fetchedAt.Load())) < k.cfg.MaxAge || !k.mayTry(now) {
+	if now.Sub(time.Unix(0, k.fetchedAt.Load())) < k.cfg.MaxAge || !k.mayTry(&k.triedAt, now) {
 		return
 	}
 	if k.refreshing.CompareAndSwap(false, true) {
 		go func() {
 			defer k.refreshing.Store(false)
-			_ = k.fetch(context.Background(), false)
+			_ = k.fetch(context.Background(), &k.triedAt)
 		}()
 	}
 }
 
-// mayTry reports whether MinRefetch has passed since the last fetch began.
-func (k *Keys) mayTry(now time.Time) bool {
-	tried := k.triedAt.Load()
+// mayTry reports whether MinRefetch has passed since the time in last.
+func (k *Keys) mayTry(last *atomic.Int64, now time.Time) bool {
+	tried := last.Load()
 	return tried == 0 || now.Sub(time.Unix(0, tried)) >= k.cfg.MinRefetch
 }
 
 // Refresh fetches the key set now, whenever the last fetch was; a fetch
 // under way is waited for instead. On failure the keys fetched before
 // stay in use.
-func (k *Keys) Refresh(ctx context.Context) error { return k.fetch(ctx, true) }
+func (k *Keys) Refresh(ctx context.Context) error { return k.fetch(ctx, nil) }
 
 // Published returns the keys last fetched.
 func (k *Keys) Published() []*auth.Key { return k.set.Load().Published(k.cfg.Now()) }
 
 // fetch fetches the key set once for every caller that asks while it
-// runs; unless force, not when the last fetch began less than MinRefetch
-// ago. The fetch itself is bounded by the HTTP client's timeout, not by
+// runs; when limit is set, only if the time it holds is at least
+// MinRefetch ago, and then it is set to now. Fetches for unknown kids are
+// limited by their own time (a periodic fetch moments before does not
+// delay the first token of a new key), background fetches by the time of
+// any fetch. The fetch itself is bounded by the HTTP client's timeout, not by
 // ctx: the callers that share it may leave, it goes on for the others.
-func (k *Keys) fetch(ctx context.Context, force bool) error {
+func (k *Keys) fetch(ctx context.Context, limit *atomic.Int64) error {
 	k.mu.Lock()
 	if wait := k.fetching; wait != nil {
 		k.mu.Unlock()
@@ -119,13 +123,16 @@ func (k *Keys) fetch(ctx context.Context, force bool) error {
 		return k.lastErr
 	}
 	now := k.cfg.Now()
-	if !force && !k.mayTry(now) {
+	if limit != nil && !k.mayTry(limit, now) {
 		k.mu.Unlock()
 		return errTooSoon
 	}
 	done := make(chan struct{})
 	k.fetching = done
 	k.triedAt.Store(now.UnixNano())
+	if limit != nil {
+		limit.Store(now.UnixNano())
+	}
 	k.mu.Unlock()
 
 	err := k.download(context.WithoutCancel(ctx))
