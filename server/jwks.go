@@ -58,6 +58,8 @@ func (a *app) openKeys(ctx context.Context) error {
 		return fmt.Errorf("signing keys: %w", err)
 	}
 	a.keys.Start()
+	a.log.Info("access tokens", "alg", a.cfg.AccessTokenAlg, "hs256Accepted", len(a.cfg.AccessTokenSecret) > 0,
+		"publishedKeys", len(a.keys.Published()))
 	return nil
 }
 
