@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/emersion/go-smtp v0.24.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gocraft/work v0.5.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/golang-migrate/migrate/v4 v4.20.1

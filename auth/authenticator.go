@@ -147,7 +147,7 @@ func (a *Authenticator) Verify(ctx context.Context, owner action.OwnerType, toke
 }
 
 func (a *Authenticator) verify(ctx context.Context, o *registered, token string) (*action.Caller, error) {
-	claims, err := a.tokens.Parse(o.typ, token)
+	claims, err := a.tokens.ParseContext(ctx, o.typ, token)
 	if err != nil {
 		if errors.Is(err, ErrInvalidToken) {
 			return a.reject(ctx, err)

@@ -1,9 +1,10 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,18 +35,40 @@ const (
 // refuses. The wrapped reason is meant for logs, never for a client.
 var ErrInvalidToken = errors.New("auth: invalid access token")
 
-// Tokens issues and verifies HS256 access tokens. Build it with NewTokens,
-// or fill the fields and let the first call validate them; do not change the
-// fields after the first Issue or Parse. A Tokens is safe for concurrent use.
+// Tokens issues and verifies access tokens: HS256 under a shared secret,
+// or EdDSA and ES256 under the keys of a KeySource, named by their kid. Build
+// it with NewTokens, or fill the fields and let the first call validate
+// them; do not change the fields after the first Issue or Parse. A Tokens is
+// safe for concurrent use.
+//
+// The algorithms a token may carry are fixed by the configuration
+// (Algorithms), never taken from the token: an HS256 token is verified with
+// the secret only, and an EdDSA or ES256 token only with the key its kid
+// names, of that key's own algorithm.
 type Tokens struct {
-	// Secret is the HS256 key, at least MinSecretBytes long.
+	// Secret is the HS256 key, at least MinSecretBytes long. It may be
+	// empty when Keys is set: HS256 tokens are then refused.
 	Secret []byte
+	// Alg is the algorithm of issued tokens: HS256, or EdDSA or ES256,
+	// which sign with Keys.SigningKey() (whose own Alg is written). Empty
+	// means HS256 when Secret is set, and a Tokens that only verifies
+	// otherwise.
+	Alg string
+	// Keys holds the asymmetric keys; nil when only HS256 is used.
+	Keys KeySource
+	// Algorithms are the algorithms a token may carry. Default: HS256 when
+	// Secret is set, and EdDSA and ES256 when Keys is set.
+	Algorithms []string
 	// Issuer is the iss claim written and required; default DefaultIssuer.
 	Issuer string
 	// TTL is the lifetime of an issued token; default DefaultTTL.
 	TTL time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+
+	// uncached makes every Parse verify the token, for the benchmarks
+	// that compare the algorithms' own cost.
+	uncached bool
 
 	once    sync.Once
 	initErr error
@@ -71,12 +94,15 @@ type Claims struct {
 	IssuedAt time.Time
 	// ExpiresAt is the exp claim, in UTC.
 	ExpiresAt time.Time
+	// KeyID is the kid of the key that verified the token; empty for an
+	// HS256 token.
+	KeyID string
 }
 
-// NewTokens returns a Tokens with the given secret, issuer, lifetime and
-// clock; an empty issuer, a zero ttl or a nil clock take the defaults. It
-// fails when the secret is shorter than MinSecretBytes or ttl is negative or
-// under a second.
+// NewTokens returns an HS256 Tokens with the given secret, issuer, lifetime
+// and clock; an empty issuer, a zero ttl or a nil clock take the defaults.
+// It fails when the secret is shorter than MinSecretBytes or ttl is
+// negative or under a second.
 func NewTokens(secret []byte, issuer string, ttl time.Duration, now func() time.Time) (*Tokens, error) {
 	t := &Tokens{Secret: secret, Issuer: issuer, TTL: ttl, Now: now}
 	if err := t.init(); err != nil {
@@ -85,16 +111,15 @@ func NewTokens(secret []byte, issuer string, ttl time.Duration, now func() time.
 	return t, nil
 }
 
+// Validate applies the defaults and validates the configuration, as the
+// first Issue or Parse would; it lets a program fail at start instead.
+func (t *Tokens) Validate() error { return t.init() }
+
 // init applies the defaults, validates the configuration and builds the
 // parser, once.
 func (t *Tokens) init() error {
 	t.once.Do(func() {
-		switch {
-		case len(t.Secret) < MinSecretBytes:
-			t.initErr = fmt.Errorf("auth: token secret has %d bytes, want at least %d", len(t.Secret), MinSecretBytes)
-			return
-		case t.TTL != 0 && t.TTL < time.Second:
-			t.initErr = fmt.Errorf("auth: token ttl %v is under a second", t.TTL)
+		if t.initErr = t.validate(); t.initErr != nil {
 			return
 		}
 		if t.Issuer == "" {
@@ -108,7 +133,7 @@ func (t *Tokens) init() error {
 		}
 		t.key = append([]byte(nil), t.Secret...)
 		t.parser = jwt.NewParser(
-			jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+			jwt.WithValidMethods(t.Algorithms),
 			jwt.WithIssuer(t.Issuer),
 			jwt.WithExpirationRequired(),
 			jwt.WithIssuedAt(),
@@ -123,10 +148,40 @@ func (t *Tokens) init() error {
 	return t.initErr
 }
 
+// validate checks the secret, the algorithms and the lifetime, and fills
+// in the default Alg and Algorithms.
+func (t *Tokens) validate() error {
+	switch {
+	case len(t.Secret) > 0 && len(t.Secret) < MinSecretBytes, len(t.Secret) == 0 && t.Keys == nil:
+		return fmt.Errorf("auth: token secret has %d bytes, want at least %d", len(t.Secret), MinSecretBytes)
+	case t.TTL != 0 && t.TTL < time.Second:
+		return fmt.Errorf("auth: token ttl %v is under a second", t.TTL)
+	case t.Alg == "" && len(t.Secret) > 0:
+		t.Alg = HS256
+	case t.Alg == HS256 && len(t.Secret) == 0:
+		return errors.New("auth: HS256 tokens are issued but there is no secret")
+	case Asymmetric(t.Alg) && t.Keys == nil:
+		return fmt.Errorf("auth: %s tokens are issued but there are no keys", t.Alg)
+	case t.Alg != "" && t.Alg != HS256 && !Asymmetric(t.Alg):
+		return fmt.Errorf("auth: unknown algorithm %q; want %s, %s or %s", t.Alg, HS256, EdDSA, ES256)
+	}
+	if t.Algorithms == nil {
+		if len(t.Secret) > 0 {
+			t.Algorithms = append(t.Algorithms, HS256)
+		}
+		if t.Keys != nil {
+			t.Algorithms = append(t.Algorithms, EdDSA, ES256)
+		}
+	}
+	t.Algorithms = slices.Clone(t.Algorithms)
+	return t.checkAlgorithms(t.Algorithms)
+}
+
 // Issue signs an access token for the owner id of type owner and its
 // session sid, bound to client (web or app) through its audience, and
 // returns it with its expiry. Any non-nil UUIDs are accepted as id and sid;
-// the service's ids are version 7.
+// the service's ids are version 7. An asymmetric token carries the kid of
+// the signing key.
 func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
 	if err := t.init(); err != nil {
 		return "", time.Time{}, err
@@ -155,20 +210,49 @@ func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion i
 		Iss:          t.Issuer,
 		Aud:          owner.Audience(client),
 	}
-	token, err = jwt.NewWithClaims(jwt.SigningMethodHS256, wc).SignedString(t.key)
+	token, err = t.sign(wc)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("auth: issue: %w", err)
 	}
 	return token, exp, nil
 }
 
+// sign signs the claims with the secret, or with the signing key of Keys
+// under that key's own algorithm and kid.
+func (t *Tokens) sign(wc *wireClaims) (string, error) {
+	switch {
+	case t.Alg == HS256:
+		return jwt.NewWithClaims(jwt.SigningMethodHS256, wc).SignedString(t.key)
+	case t.Alg == "":
+		return "", errors.New("this Tokens only verifies")
+	}
+	k, err := t.Keys.SigningKey()
+	if err != nil {
+		return "", err
+	}
+	if k.Private == nil {
+		return "", fmt.Errorf("key %s has no private part: %w", k.ID, ErrNoSigningKey)
+	}
+	tok := jwt.NewWithClaims(jwt.GetSigningMethod(k.Alg), wc)
+	tok.Header["kid"] = k.ID
+	return tok.SignedString(k.Private)
+}
+
 // Parse verifies token as an access token of owner type owner and returns
-// its claims. It checks, besides the HS256 signature: the size, iss, exp
+// its claims; see ParseContext.
+func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
+	return t.ParseContext(context.Background(), owner, token)
+}
+
+// ParseContext verifies token as an access token of owner type owner and
+// returns its claims. It checks, besides the signature (of an accepted
+// algorithm, with the secret or the key the kid names): the size, iss, exp
 // (required) and iat (required, not in the future) with ClockSkew leeway,
 // that type equals owner, that aud is a single string naming owner and
 // client web or app, that sub and sid are UUIDs and that tokenVersion is a
-// non-negative integer. Every refusal wraps ErrInvalidToken.
-func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
+// non-negative integer. ctx bounds a KeySource that has to look a kid up.
+// Every refusal wraps ErrInvalidToken.
+func (t *Tokens) ParseContext(ctx context.Context, owner action.OwnerType, token string) (Claims, error) {
 	if err := t.init(); err != nil {
 		return Claims{}, err
 	}
@@ -180,183 +264,70 @@ func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
 	case owner == "":
 		return Claims{}, invalid(errors.New("empty owner type"))
 	}
-	if cl, ok := t.cache.get(token, t.Now()); ok {
-		if cl.Type != owner {
-			return Claims{}, invalid(fmt.Errorf("type %q, want %q", cl.Type, owner))
-		}
-		return cl, nil
+	if cl, ok := t.cache.get(token, t.Now()); ok && !t.uncached {
+		return t.recheck(ctx, owner, cl)
 	}
 	var wc wireClaims
-	if _, err := t.parser.ParseWithClaims(token, &wc, t.keyfunc); err != nil {
+	keyfunc := t.keyfunc
+	if t.Keys != nil {
+		keyfunc = func(tok *jwt.Token) (any, error) { return t.keyFor(ctx, tok) }
+	}
+	parsed, err := t.parser.ParseWithClaims(token, &wc, keyfunc)
+	if err != nil {
 		return Claims{}, invalid(err)
 	}
 	cl, err := wc.verified(owner)
 	if err == nil {
+		cl.KeyID, _ = parsed.Header["kid"].(string)
 		t.cache.put(token, cl)
 	}
 	return cl, err
 }
 
-// keyfunc hands the parser the boxed secret without allocating.
-func (t *Tokens) keyfunc(*jwt.Token) (any, error) { return t.key, nil }
+// recheck applies to a cached token what may have changed since it was
+// verified: the owner type asked for, and that its key is still published.
+func (t *Tokens) recheck(ctx context.Context, owner action.OwnerType, cl Claims) (Claims, error) {
+	if cl.Type != owner {
+		return Claims{}, invalid(fmt.Errorf("type %q, want %q", cl.Type, owner))
+	}
+	if cl.KeyID != "" {
+		if _, err := t.Keys.VerifyKey(ctx, cl.KeyID); err != nil {
+			return Claims{}, invalid(err)
+		}
+	}
+	return cl, nil
+}
+
+// keyfunc hands the parser the boxed secret without allocating, for a
+// Tokens that knows HS256 only.
+func (t *Tokens) keyfunc(tok *jwt.Token) (any, error) {
+	if _, ok := tok.Header["kid"]; ok {
+		return nil, errors.New("an HS256 token carries no kid")
+	}
+	return t.key, nil
+}
+
+// keyFor returns the key that verifies tok, whose alg the parser has
+// already found in Algorithms: the secret for HS256 (a token with a kid
+// is refused), else the key its kid names, which must be of that very
+// algorithm.
+func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
+	alg := tok.Method.Alg()
+	if alg == HS256 {
+		return t.keyfunc(tok)
+	}
+	kid, _ := tok.Header["kid"].(string)
+	if kid == "" {
+		return nil, fmt.Errorf("an %s token without a kid", alg)
+	}
+	k, err := t.Keys.VerifyKey(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	if k.Alg != alg {
+		return nil, fmt.Errorf("kid %s names an %s key; the token says %s", kid, k.Alg, alg)
+	}
+	return k.Public, nil
+}
 
 func invalid(reason error) error { return fmt.Errorf("%w: %w", ErrInvalidToken, reason) }
-
-// wireClaims is the JSON payload of an access token. aud is a plain string,
-// so an array audience fails to decode and the token is refused.
-type wireClaims struct {
-	Sub          string      `json:"sub"`
-	Sid          string      `json:"sid"`
-	Type         string      `json:"type"`
-	TokenVersion wireVersion `json:"tokenVersion"`
-	Iat          wireDate    `json:"iat,omitzero"`
-	Exp          wireDate    `json:"exp,omitzero"`
-	Nbf          wireDate    `json:"nbf,omitzero"` // never issued, honoured if present
-	Iss          string      `json:"iss"`
-	Aud          string      `json:"aud"`
-}
-
-// verified checks the claims the jwt validator does not know and converts
-// them.
-func (c *wireClaims) verified(owner action.OwnerType) (Claims, error) {
-	if c.Type != string(owner) {
-		return Claims{}, invalid(fmt.Errorf("type %q, want %q", c.Type, owner))
-	}
-	client, ok := audienceClient(owner, c.Aud)
-	if !ok {
-		return Claims{}, invalid(fmt.Errorf("audience %q, want %s or %s",
-			c.Aud, owner.Audience(action.Web), owner.Audience(action.App)))
-	}
-	if c.Iat.IsZero() {
-		return Claims{}, invalid(errors.New("iat claim is required"))
-	}
-	if !c.TokenVersion.set {
-		return Claims{}, invalid(errors.New("tokenVersion claim is required"))
-	}
-	if c.TokenVersion.n < 0 {
-		return Claims{}, invalid(fmt.Errorf("negative tokenVersion %d", c.TokenVersion.n))
-	}
-	id, ok := claimUUID(c.Sub)
-	if !ok {
-		return Claims{}, invalid(errors.New("sub is not a UUID"))
-	}
-	sid, ok := claimUUID(c.Sid)
-	if !ok {
-		return Claims{}, invalid(errors.New("sid is missing or not a UUID"))
-	}
-	return Claims{
-		Subject:      id,
-		Session:      sid,
-		Type:         owner,
-		TokenVersion: c.TokenVersion.n,
-		Client:       client,
-		IssuedAt:     c.Iat.UTC(),
-		ExpiresAt:    c.Exp.UTC(),
-	}, nil
-}
-
-// claimUUID parses a UUID claim in its canonical 36-character form; the
-// nil UUID is refused.
-func claimUUID(v string) (uuid.UUID, bool) {
-	if len(v) != 36 {
-		return uuid.Nil, false
-	}
-	id, err := uuid.Parse(v)
-	return id, err == nil && id != uuid.Nil
-}
-
-// audienceClient reports the client of aud when aud is
-// owner.Audience(web) or owner.Audience(app), without building either.
-func audienceClient(owner action.OwnerType, aud string) (action.Client, bool) {
-	n := len(owner)
-	if len(aud) <= n+1 || aud[:n] != string(owner) || aud[n] != '-' {
-		return "", false
-	}
-	switch c := action.Client(aud[n+1:]); c {
-	case action.Web:
-		return action.Web, true
-	case action.App:
-		return action.App, true
-	}
-	return "", false
-}
-
-// GetExpirationTime implements jwt.Claims.
-func (c *wireClaims) GetExpirationTime() (*jwt.NumericDate, error) { return c.Exp.orNil(), nil }
-
-// GetIssuedAt implements jwt.Claims.
-func (c *wireClaims) GetIssuedAt() (*jwt.NumericDate, error) { return c.Iat.orNil(), nil }
-
-// GetNotBefore implements jwt.Claims.
-func (c *wireClaims) GetNotBefore() (*jwt.NumericDate, error) { return c.Nbf.orNil(), nil }
-
-// GetIssuer implements jwt.Claims.
-func (c *wireClaims) GetIssuer() (string, error) { return c.Iss, nil }
-
-// GetSubject implements jwt.Claims.
-func (c *wireClaims) GetSubject() (string, error) { return c.Sub, nil }
-
-// GetAudience implements jwt.Claims. Parse checks the audience itself, so
-// the validator never calls this.
-func (c *wireClaims) GetAudience() (jwt.ClaimStrings, error) {
-	if c.Aud == "" {
-		return nil, nil
-	}
-	return jwt.ClaimStrings{c.Aud}, nil
-}
-
-// wireDate is a date claim: whole seconds since the epoch, as Issue
-// writes them. It decodes without the detour through json.Number and the
-// allocation jwt.NumericDate makes; a fraction, an exponent or a string
-// fails to decode.
-type wireDate struct{ jwt.NumericDate }
-
-// MarshalJSON writes the date as whole seconds.
-func (d wireDate) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, d.Unix(), 10), nil }
-
-// UnmarshalJSON accepts a JSON integer; null counts as absent.
-func (d *wireDate) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*d = wireDate{}
-		return nil
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return errors.New("date claim is not whole seconds")
-	}
-	*d = wireDate{jwt.NumericDate{Time: time.Unix(n, 0)}}
-	return nil
-}
-
-// orNil returns the date for the jwt validator, nil when absent.
-func (d *wireDate) orNil() *jwt.NumericDate {
-	if d.IsZero() {
-		return nil
-	}
-	return &d.NumericDate
-}
-
-// wireVersion is the tokenVersion claim: a JSON integer, remembering
-// whether it was present. A fraction, an exponent, a string or a value
-// beyond int64 fails to decode.
-type wireVersion struct {
-	n   int64
-	set bool
-}
-
-// MarshalJSON writes the version as a JSON integer.
-func (v wireVersion) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, v.n, 10), nil }
-
-// UnmarshalJSON accepts a JSON integer; null counts as absent.
-func (v *wireVersion) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*v = wireVersion{}
-		return nil
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return errors.New("tokenVersion is not an integer")
-	}
-	*v = wireVersion{n: n, set: true}
-	return nil
-}

@@ -15,6 +15,9 @@ const (
 	PurgeSessionsTask = "PurgeExpiredSessions"
 	// PurgeEventsTask deletes security events older than their retention.
 	PurgeEventsTask = "PurgeSecurityEvents"
+	// RotateSigningKeysTask replaces the access-token signing key once it
+	// is older than SIGNING_KEY_ROTATION (a no-op before that).
+	RotateSigningKeysTask = "RotateSigningKeys"
 
 	// MailQueue holds the outgoing mails.
 	MailQueue = "MailQueue"

@@ -75,6 +75,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	limits.fw, pr.fw = fw, fw
 	pr.register()
 	mountOpenAPI(fw, a)
+	a.mountJWKS(fw)
 	a.mountWebClient(fw)
 	if cfg.MetricsAddr == "" {
 		fw.Handle(http.MethodGet, "/metrics", a.metricsHandler())

@@ -22,6 +22,7 @@ import (
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
+	"github.com/actionkit/actionkit/signingkeys"
 )
 
 // The process roles.
@@ -44,6 +45,7 @@ type app struct {
 	redis    *redis.Pool
 	catalog  *errorcodes.Catalog
 	tokens   *auth.Tokens
+	keys     *signingkeys.Ring // nil without a database
 	hasher   *auth.Hasher
 	metrics  *metrics
 	draining atomic.Bool
@@ -118,9 +120,9 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
-	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
+	keys, tokens, err := newTokens(cfg, log, db)
 	if err != nil {
-		return nil, fmt.Errorf("ACCESS_TOKEN_SECRET: %w", err)
+		return nil, err
 	}
 	rc, err := newRedisClient(cfg.RedisURL)
 	if err != nil {
@@ -134,6 +136,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 		redis:   newRedisPool(cfg.RedisURL),
 		catalog: catalog,
 		tokens:  tokens,
+		keys:    keys,
 		hasher:  auth.NewHasher(cfg.Hashing),
 		metrics: newMetrics(),
 		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
@@ -155,6 +158,9 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 }
 
 func (a *app) close() {
+	if a.keys != nil {
+		a.keys.Stop()
+	}
 	if err := a.rc.Close(); err != nil {
 		a.log.Warn("closing redis client", "error", err)
 	}

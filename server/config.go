@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -72,6 +71,11 @@ type config struct {
 	MailRetryBackoff     time.Duration
 	// DataKey encrypts the secrets the service must read back.
 	DataKey *datakey.Key
+	// AccessTokenAlg signs new access tokens: HS256, EdDSA or ES256.
+	AccessTokenAlg string
+	// SigningKeyRotation is the age at which a signing key is replaced;
+	// SigningKeyReload how often each instance reloads the keys.
+	SigningKeyRotation, SigningKeyReload time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
@@ -166,8 +170,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		drain = 5 * time.Second
 	}
 	c.ShutdownDrain = p.durationOrZero("SHUTDOWN_DRAIN", drain)
-	c.AccessTokenSecret = p.secret("ACCESS_TOKEN_SECRET", c.production(), &c.generatedSecret)
-	c.DataKey = p.dataKey("DATA_ENCRYPTION_KEY", c)
+	p.tokenConfig(c)
 	p.mailConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
@@ -423,59 +426,4 @@ func (p *envParser) level(name string, def slog.Level) slog.Level {
 		return def
 	}
 	return l
-}
-
-// secret reads a signing secret. In production it must be given and be at
-// least 32 bytes with some variety; elsewhere a missing one is generated
-// for this process (tokens then die with it), which start-up warns about.
-func (p *envParser) secret(name string, production bool, generated *bool) []byte {
-	v := p.getenv(name)
-	if v == "" && !production {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			p.fail(name, "could not be generated: "+err.Error())
-		}
-		*generated = true
-		return b
-	}
-	distinct := map[rune]bool{}
-	for _, r := range v {
-		distinct[r] = true
-	}
-	if len(v) < 32 || len(distinct) < 8 {
-		p.fail(name, "must be a random value of at least 32 bytes (e.g. openssl rand -hex 32)")
-	}
-	return []byte(v)
-}
-
-// dataKey reads the data-encryption key: 64 hex characters, required in
-// production. Elsewhere a missing key is derived from ACCESS_TOKEN_SECRET
-// when that was given, so that a development database's secrets survive a
-// restart, and is random for this process otherwise (start-up warns).
-func (p *envParser) dataKey(name string, c *config) *datakey.Key {
-	if v, ok := p.raw(name); ok {
-		k, err := datakey.Parse(v)
-		if err != nil {
-			p.fail(name, "must be 32 random bytes as 64 hexadecimal characters (e.g. openssl rand -hex 32)")
-		}
-		return k
-	}
-	if c.production() {
-		p.fail(name, "is required in production: 32 random bytes as 64 hexadecimal characters (e.g. openssl rand -hex 32)")
-		return nil
-	}
-	var (
-		k   *datakey.Key
-		err error
-	)
-	if c.generatedSecret {
-		c.generatedDataKey = true
-		k, err = datakey.Random()
-	} else {
-		k, err = datakey.Derive(c.AccessTokenSecret)
-	}
-	if err != nil {
-		p.fail(name, "could not be made: "+err.Error())
-	}
-	return k
 }

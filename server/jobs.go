@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gocraft/work"
 	"github.com/google/uuid"
 
 	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
 )
@@ -43,6 +45,10 @@ func (a *app) jobs() []queues.Job {
 				a.log.Info("purged expired sessions", "deleted", n)
 			}
 			return nil
+		})},
+		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
+			_, err := a.keys.Rotate(ctx)
+			return err
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.PurgeEventsTask, Handler: a.counted(queues.PurgeEventsTask, func(ctx context.Context, _ *work.Job) error {
 			// One table holds the events of every owner type.
@@ -95,12 +101,15 @@ func (r *worker) run(ctx, stopCtx context.Context) error {
 type clock struct{ c *queues.Clock }
 
 func (a *app) newClock() (role, error) {
+	schedules := []queues.Schedule{
+		{Queue: queues.MaintenanceQueue, Job: queues.PurgeSessionsTask, Spec: a.cfg.PurgeSchedule},
+		{Queue: queues.MaintenanceQueue, Job: queues.PurgeEventsTask, Spec: a.cfg.PurgeSchedule},
+	}
+	if auth.Asymmetric(a.cfg.AccessTokenAlg) {
+		schedules = append(schedules, queues.Schedule{Queue: queues.MaintenanceQueue, Job: queues.RotateSigningKeysTask, Spec: rotationCheck(a.cfg.SigningKeyRotation)})
+	}
 	c, err := queues.NewClock(queues.ClockConfig{
-		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Logger: a.log,
-		Schedules: []queues.Schedule{
-			{Queue: queues.MaintenanceQueue, Job: queues.PurgeSessionsTask, Spec: a.cfg.PurgeSchedule},
-			{Queue: queues.MaintenanceQueue, Job: queues.PurgeEventsTask, Spec: a.cfg.PurgeSchedule},
-		},
+		Pool: a.redis, Prefix: a.cfg.JobsNamespace, Logger: a.log, Schedules: schedules,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("clock: %w", err)
@@ -112,6 +121,17 @@ func (r *clock) run(ctx, stopCtx context.Context) error {
 	r.c.Start()
 	<-ctx.Done()
 	return stopWithin(stopCtx, r.c.Stop)
+}
+
+// rotationCheck is the schedule on which the clock asks whether the signing
+// key is due for rotation: every minute, or every second for a rotation
+// shorter than ten minutes (tests). The job does nothing until the key is
+// due, and makes one key however many clocks and workers run.
+func rotationCheck(rotation time.Duration) string {
+	if rotation < 10*time.Minute {
+		return "* * * * * *"
+	}
+	return "0 * * * * *"
 }
 
 // stopWithin runs stop, giving up when stopCtx ends first.

@@ -40,8 +40,9 @@ func (l *rateLimits) learnClasses(fw *framework.Framework) {
 	}
 }
 
-// exemptPaths are never limited: orchestrators poll them.
-var exemptPaths = map[string]bool{"/health": true, "/ready": true, "/metrics": true}
+// exemptPaths are never limited: orchestrators poll the probes and the
+// metrics, and other services fetch the signing keys.
+var exemptPaths = map[string]bool{"/health": true, "/ready": true, "/metrics": true, jwksPath: true}
 
 func (l *rateLimits) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

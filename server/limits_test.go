@@ -22,7 +22,7 @@ func TestGlobalRateLimit(t *testing.T) {
 		t.Errorf("429 body incomplete: %s", r.Raw)
 	}
 	c.call(http.MethodGet, "/nope", nil).want(t, 429, "TOO_MANY_REQUESTS")
-	for _, path := range []string{"/health", "/ready", "/metrics"} {
+	for _, path := range []string{"/health", "/ready", "/metrics", jwksPath} {
 		for i := 0; i < 5; i++ {
 			if got := c.call(http.MethodGet, path, nil).Status; got != 200 {
 				t.Fatalf("%s answered %d; it is exempt from the limiter", path, got)

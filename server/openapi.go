@@ -20,7 +20,7 @@ func mountOpenAPI(fw *framework.Framework, a *app) {
 
 // openAPIInfo is what the document says beyond the actions: the server's
 // rate limiter, the named validation rules of the v1 actions, and the
-// plain routes (probes, metrics and the document itself).
+// plain routes (probes, metrics, the signing keys and the document itself).
 func openAPIInfo(cfg *config, catalog *errorcodes.Catalog) framework.OpenAPIInfo {
 	return framework.OpenAPIInfo{
 		Title:   "actionkit",
@@ -76,6 +76,7 @@ func plainRoutes(metrics bool) []framework.RouteDoc {
 			Responses: map[int]framework.ResponseDoc{200: {Description: "The document.",
 				Schema: framework.Schema{"type": "object", "required": []string{"openapi", "info", "paths"}}}, 429: limited}},
 	}
+	routes = append(routes, jwksRoute())
 	if metrics {
 		routes = append(routes, framework.RouteDoc{Path: "/metrics", Methods: []string{http.MethodGet}, Tags: []string{"operations"}, Summary: "Prometheus metrics",
 			Description: "The Prometheus text exposition format. Not rate limited.",
@@ -83,4 +84,27 @@ func plainRoutes(metrics bool) []framework.RouteDoc {
 				Schema: framework.Schema{"type": "string"}}}})
 	}
 	return routes
+}
+
+// jwksRoute documents the public signing keys.
+func jwksRoute() framework.RouteDoc {
+	str := framework.Schema{"type": "string"}
+	jwk := framework.Schema{
+		"type": "object", "required": []string{"kty", "kid", "alg", "use"},
+		"properties": framework.Schema{
+			"kty": framework.Schema{"enum": []string{"OKP", "EC"}},
+			"crv": framework.Schema{"enum": []string{"Ed25519", "P-256"}},
+			"x":   str, "y": str, "kid": str,
+			"alg": framework.Schema{"enum": []string{"EdDSA", "ES256"}},
+			"use": framework.Schema{"const": "sig"},
+		},
+	}
+	return framework.RouteDoc{Path: jwksPath, Methods: []string{http.MethodGet, http.MethodHead}, Tags: []string{"operations"},
+		Summary: "Public keys of the access tokens (JWKS)",
+		Description: "The JSON Web Key Set of the keys that verify access tokens when ACCESS_TOKEN_ALG is EdDSA or ES256: " +
+			"the active key, the next one ahead of its activation, and retired ones until their last token expires. " +
+			"Empty when no key pair was ever used. Cacheable for 300 s. Not rate limited.",
+		Responses: map[int]framework.ResponseDoc{200: {Description: "The key set.",
+			Schema: framework.Schema{"type": "object", "required": []string{"keys"},
+				"properties": framework.Schema{"keys": framework.Schema{"type": "array", "items": jwk}}}}}}
 }

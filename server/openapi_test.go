@@ -76,7 +76,7 @@ func TestOpenAPIDocumentsEveryAction(t *testing.T) {
 			t.Errorf("%s is documented but no action has it", path)
 		}
 	}
-	for _, path := range []string{"/health", "/ready", "/metrics", "/openapi.json"} {
+	for _, path := range []string{"/health", "/ready", "/metrics", "/openapi.json", jwksPath} {
 		if openapitest.At(doc, "paths", path, "get", "responses", "200") == nil {
 			t.Errorf("%s is not documented", path)
 		}

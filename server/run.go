@@ -91,6 +91,10 @@ func run(ctx context.Context, env *environment) int {
 		log.Info("migrations applied")
 		return 0
 	}
+	if err := a.openKeys(ctx); err != nil {
+		log.Error("start-up failed", "error", err)
+		return 1
+	}
 	if err := a.servePprof(ctx); err != nil {
 		log.Error("PPROF_ADDR", "error", err)
 		return 1

@@ -1,8 +1,11 @@
 // Command sibling is a service of its own that embeds the actionkit
-// framework and serves notes to the users of a bundled actionkit server:
+// framework and serves notes to the users of a bundled actionkit server.
+// It holds no secret of the server: it verifies access tokens with the
+// public keys the server publishes, so the server must sign with a key
+// pair (ACCESS_TOKEN_ALG=EdDSA or ES256):
 //
 //	DATABASE_URL=postgres://postgres@127.0.0.1:5432/actionkit?sslmode=disable \
-//	ACCESS_TOKEN_SECRET=<the bundled server's> PORT=8100 go run ./examples/sibling
+//	JWKS_URL=http://localhost:8000/.well-known/jwks.json PORT=8100 go run ./examples/sibling
 //
 // Then, with an access token from the bundled server's /v1/users/login:
 //
@@ -19,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/examples/sibling/notes"
 	"github.com/actionkit/actionkit/models"
 )
@@ -39,7 +43,19 @@ func run(log *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
-	h, err := notes.New(notes.Config{DB: db, Secret: []byte(os.Getenv("ACCESS_TOKEN_SECRET")), Issuer: getenv("TOKEN_ISSUER", "actionkit"), Logger: log})
+	verifier, err := jwks.New(jwks.Config{
+		URL:    getenv("JWKS_URL", "http://localhost:8000/.well-known/jwks.json"),
+		Issuer: getenv("TOKEN_ISSUER", "actionkit"),
+		Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := verifier.Refresh(ctx); err != nil {
+		// Not fatal: the keys are fetched again when the first token comes.
+		log.Warn("the server's keys could not be fetched yet", "error", err)
+	}
+	h, err := notes.New(notes.Config{DB: db, Verifier: verifier, Logger: log})
 	if err != nil {
 		return err
 	}

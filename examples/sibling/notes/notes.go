@@ -1,9 +1,10 @@
 // Package notes is a sibling service that embeds the actionkit framework.
 // It declares two actions of its own and serves them to the users of the
-// bundled server: it accepts their access tokens (same secret and issuer)
-// and checks each token's version against the shared users table, so a
-// logout-all on the bundled server ends access here too. It has none of
-// the user actions.
+// bundled server: it verifies their access tokens with the public keys the
+// server publishes (no shared secret: it could not mint a token), and
+// checks each token's session and version against the shared database, so
+// a logout on the bundled server ends access here too. It has none of the
+// user actions.
 package notes
 
 import (
@@ -20,29 +21,29 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/framework"
 )
 
 // Config is what the service needs.
 type Config struct {
-	// DB is the bundled server's database, read for users.token_version.
+	// DB is the bundled server's database, read for the user and its
+	// session.
 	DB *sqlx.DB
-	// Secret and Issuer are the bundled server's ACCESS_TOKEN_SECRET and
-	// TOKEN_ISSUER.
-	Secret []byte
-	Issuer string
-	Logger *slog.Logger
+	// Verifier checks access tokens with the bundled server's published
+	// keys (its /.well-known/jwks.json and TOKEN_ISSUER).
+	Verifier *jwks.Verifier
+	Logger   *slog.Logger
 }
 
 // New returns the service's HTTP handler.
 func New(cfg Config) (http.Handler, error) {
-	tokens, err := auth.NewTokens(cfg.Secret, cfg.Issuer, 0, nil)
-	if err != nil {
-		return nil, err
+	if cfg.DB == nil || cfg.Verifier == nil {
+		return nil, errors.New("notes: a database and a verifier are needed")
 	}
 	f := framework.New(framework.Config{
 		Logger:        cfg.Logger,
-		Authenticator: auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: loadUser(cfg.DB)}),
+		Authenticator: auth.NewAuthenticator(cfg.Verifier.Tokens(), auth.Owner{Type: "user", Load: loadUser(cfg.DB)}),
 	})
 	store := &store{notes: map[uuid.UUID][]Note{}}
 	framework.Register(f, &Add{store: store})

@@ -1,0 +1,101 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// SigningKey is a row of signing_keys: an EdDSA or ES256 key of access
+// tokens. PrivateKeyCiphertext is sealed by the caller; the store never
+// sees the private key.
+type SigningKey struct {
+	ID                   uuid.UUID  `db:"id"`
+	Kid                  string     `db:"kid"`
+	Alg                  string     `db:"alg"`
+	PublicKey            []byte     `db:"public_key"`
+	PrivateKeyCiphertext []byte     `db:"private_key_ciphertext"`
+	CreatedAt            time.Time  `db:"created_at"`
+	ActivatedAt          time.Time  `db:"activated_at"`
+	RetiredAt            *time.Time `db:"retired_at"`
+}
+
+func (k *SigningKey) normalize() {
+	utc(&k.CreatedAt)
+	utc(&k.ActivatedAt)
+	utcPtr(&k.RetiredAt)
+}
+
+const signingKeyColumns = `id, kid, alg, public_key, private_key_ciphertext, created_at, activated_at, retired_at`
+
+// signingKeyQueries is the query table of SigningKeyStore.
+var signingKeyQueries = struct{ published, insert, retireDue, retireAll string }{
+	published: `SELECT ` + signingKeyColumns + ` FROM signing_keys
+		WHERE retired_at IS NULL OR retired_at > $1 ORDER BY activated_at, id`,
+	// Any unique violation, the one-current-key index above all, means
+	// another process got there first.
+	insert: `INSERT INTO signing_keys (` + signingKeyColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
+	// The current key is due when it was activated at or before $2, or,
+	// when $3, when it is of another algorithm than $4.
+	retireDue: `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1)
+		WHERE retired_at IS NULL AND (activated_at <= $2 OR ($3 AND alg <> $4))`,
+	retireAll: `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1) WHERE retired_at IS NULL`,
+}
+
+// SigningKeyStore reads and writes signing_keys. Its zero value is ready;
+// it is safe for concurrent use.
+type SigningKeyStore struct{}
+
+// Published returns the keys not retired by since (retired_at after since,
+// or none), oldest activation first.
+func (SigningKeyStore) Published(ctx context.Context, db DB, since time.Time) ([]SigningKey, error) {
+	var keys []SigningKey
+	if err := db.SelectContext(ctx, &keys, signingKeyQueries.published, since); err != nil {
+		return nil, storeErr("published signing keys", err)
+	}
+	for i := range keys {
+		keys[i].normalize()
+	}
+	return keys, nil
+}
+
+// InsertFirst stores k as the current key unless there is one already,
+// and reports whether it did. Any number of processes may call it at once:
+// one key is stored.
+func (SigningKeyStore) InsertFirst(ctx context.Context, db DB, k *SigningKey) (bool, error) {
+	n, err := execCount(ctx, querier{}, db, "insert signing key", signingKeyQueries.insert,
+		k.ID, k.Kid, k.Alg, k.PublicKey, k.PrivateKeyCiphertext, k.CreatedAt, k.ActivatedAt)
+	return n == 1, err
+}
+
+// Rotate makes next the current key when the current one is due: activated
+// at or before due, or (when switchAlg) of another algorithm than next.
+// The current key retires when next activates (next.ActivatedAt). It
+// reports whether it rotated; when several processes rotate at once, one
+// does and the others find nothing due.
+func (s SigningKeyStore) Rotate(ctx context.Context, db *sqlx.DB, next *SigningKey, due time.Time, switchAlg bool) (bool, error) {
+	rotated := false
+	err := Transact(ctx, db, func(tx *sqlx.Tx) error {
+		n, err := execCount(ctx, querier{}, tx, "retire signing key", signingKeyQueries.retireDue,
+			next.ActivatedAt, due, switchAlg, next.Alg)
+		if err != nil || n == 0 {
+			return err
+		}
+		if rotated, err = s.InsertFirst(ctx, tx, next); err == nil && !rotated {
+			err = errors.New("models: rotate: the new signing key was not stored")
+		}
+		return err
+	})
+	return rotated, err
+}
+
+// RetireAll retires every key that is not retired yet at at (or at its
+// activation, if that is later), for a deployment that went back to HS256,
+// and returns how many it retired.
+func (SigningKeyStore) RetireAll(ctx context.Context, db DB, at time.Time) (int64, error) {
+	return execCount(ctx, querier{}, db, "retire signing keys", signingKeyQueries.retireAll, at)
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/auth/jwks"
+	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/framework"
+	"github.com/actionkit/actionkit/signingkeys"
+)
+
+// jwksPath is where the public signing keys are published.
+const jwksPath = "/.well-known/jwks.json"
+
+// newTokens builds the access-token machinery: tokens signed with
+// ACCESS_TOKEN_ALG, verified with the secret (while ACCESS_TOKEN_SECRET is
+// set) and with every published signing key, whatever the configured
+// algorithm, so that switching algorithm logs nobody out. Without a
+// database (a process that only describes its actions) there are no keys.
+func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB) (*signingkeys.Ring, *auth.Tokens, error) {
+	var (
+		ring   *signingkeys.Ring
+		source auth.KeySource = &auth.StaticKeys{}
+	)
+	if db != nil {
+		var err error
+		ring, err = signingkeys.New(signingkeys.Config{
+			DB: db, DataKey: cfg.DataKey, Alg: cfg.AccessTokenAlg,
+			Rotation: cfg.SigningKeyRotation, TokenTTL: cfg.AccessTokenTTL, Reload: cfg.SigningKeyReload,
+			Logger: log,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("signing keys: %w", err)
+		}
+		source = ring
+	}
+	tokens := &auth.Tokens{
+		Secret: cfg.AccessTokenSecret, Alg: cfg.AccessTokenAlg, Keys: source,
+		Issuer: cfg.TokenIssuer, TTL: cfg.AccessTokenTTL,
+	}
+	if err := tokens.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("ACCESS_TOKEN_SECRET/ACCESS_TOKEN_ALG: %w", err)
+	}
+	return ring, tokens, nil
+}
+
+// openKeys prepares and loads the signing keys at start (see
+// signingkeys.Ring.Open) and reloads them every SIGNING_KEY_RELOAD until
+// the process ends.
+func (a *app) openKeys(ctx context.Context) error {
+	if err := a.keys.Open(ctx); err != nil {
+		return fmt.Errorf("signing keys: %w", err)
+	}
+	a.keys.Start()
+	a.log.Info("access tokens", "alg", a.cfg.AccessTokenAlg, "hs256Accepted", len(a.cfg.AccessTokenSecret) > 0,
+		"publishedKeys", len(a.keys.Published()))
+	return nil
+}
+
+// mountJWKS serves the public signing keys: every key that still verifies
+// (the active one, the next one ahead of its activation, and the retired
+// ones until their last token expires), as a JSON Web Key Set. It is empty
+// for a deployment that never used a key pair. It is public and, like the
+// probes, not rate limited: other services fetch it.
+func (a *app) mountJWKS(fw *framework.Framework) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var keys []*auth.Key
+		if a.keys != nil {
+			keys = a.keys.Published()
+		}
+		raw, err := jwks.Marshal(keys)
+		if err != nil {
+			a.log.Error("the key set could not be written", "error", err.Error())
+			fw.WriteError(w, r, errorcodes.InternalServerError.New())
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "public, max-age=300")
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(raw)
+		}
+	})
+	fw.Handle(http.MethodGet, jwksPath, h)
+	fw.Handle(http.MethodHead, jwksPath, h)
+}
