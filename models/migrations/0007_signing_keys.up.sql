@@ -1,4 +1,4 @@
--- 0008: the keys that sign access tokens when ACCESS_TOKEN_ALG is EdDSA or
+-- 0007: the keys that sign access tokens when ACCESS_TOKEN_ALG is EdDSA or
 -- ES256 (HS256 tokens need none).
 --
 -- kid is the RFC 7638 thumbprint of the public key, public_key its PKIX
