@@ -64,8 +64,9 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (*models.Account, e
 	return acc, nil
 }
 
-// Register creates an active account and its first session in one
-// transaction, counting it as the first login. An e-mail already used, by
+// Register creates an active account and logs it in, counting the
+// registration as its first login, through the completion step of every
+// login (a new account owes no second factor). An e-mail already used, by
 // a soft-deleted account too, is ErrExists: the unique index decides, so
 // concurrent registrations of one address create one account.
 func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issued, error) {
@@ -74,18 +75,11 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 		return nil, err
 	}
 	acc.LoginCount, acc.LastLoginAt = 1, &acc.CreatedAt
-	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, acc.CreatedAt)
-	if err != nil {
-		return nil, err
-	}
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if err := s.Accounts.Create(ctx, tx, acc); err != nil {
-			return err
-		}
-		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventRegister, acc.ID, sess.ChainID, o, nil)
+	iss, err := s.complete(ctx, firstFactor{
+		method: models.MethodPassword, level: 1, origin: o, event: models.EventRegister,
+		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			return acc, s.Accounts.Create(ctx, tx, acc)
+		},
 	})
 	if errors.Is(err, models.ErrDuplicate) {
 		return nil, ErrExists
@@ -100,17 +94,19 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 			s.Log.Warn("verification mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
 		}
 	}
-	return s.issue(acc, sess, raw)
+	return iss, nil
 }
 
 // Login checks the credentials, then the account flags (in SPEC.md's
-// order), counts the login in SQL and opens a session. An unknown e-mail
-// costs the same hashing work as a wrong password.
+// order), and hands the verified password to the completion step, which
+// opens the session or, when the owner has a second factor, answers
+// *MFARequiredError. An unknown e-mail costs the same hashing work as a
+// wrong password.
 //
 // With a Throttle, an attempt it makes wait is refused with a
 // *SlowedDownError before anything is checked; a wrong password or unknown
-// e-mail is reported to it as a failure and a completed login as a
-// success.
+// e-mail is reported to it as a failure, and a completed login (not one
+// that still owes a second factor) as a success.
 func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if s.Throttle != nil {
@@ -119,15 +115,9 @@ func (s *Service) Login(ctx context.Context, email, password string, o Origin) (
 		}
 	}
 	iss, err := s.login(ctx, email, password, o)
-	if s.Throttle != nil {
-		// The outcome is recorded even if the request was cancelled.
-		ctx := context.WithoutCancel(ctx)
-		switch {
-		case err == nil:
-			s.Throttle.Succeeded(ctx, email, o.IP)
-		case errors.Is(err, ErrInvalidCredentials):
-			s.Throttle.Failed(ctx, email, o.IP)
-		}
+	if s.Throttle != nil && errors.Is(err, ErrInvalidCredentials) {
+		// Recorded even if the request was cancelled.
+		s.Throttle.Failed(context.WithoutCancel(ctx), email, o.IP)
 	}
 	return iss, err
 }
@@ -161,34 +151,35 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 			return nil, err
 		}
 	}
-	now := s.Now()
-	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, now)
-	if err != nil {
-		return nil, err
-	}
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		updated, err := s.Accounts.RecordLogin(ctx, tx, acc.ID, now)
-		if err != nil {
-			return err
-		}
-		acc = updated
-		if rehash {
-			if err := s.Accounts.SetPassword(ctx, tx, acc.ID, encoded, salt, now); err != nil {
-				return err
+	return s.complete(ctx, firstFactor{
+		method: models.MethodPassword, level: 1, origin: o, event: models.EventLogin,
+		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			locked, err := s.lockUsable(ctx, tx, acc.ID, acc.Password)
+			if err == nil && rehash {
+				err = s.Accounts.SetPassword(ctx, tx, acc.ID, encoded, salt, s.Now())
 			}
-		}
-		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventLogin, acc.ID, sess.ChainID, o, nil)
+			return locked, err
+		},
 	})
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, ErrInactive // deactivated or deleted since the check above
-	}
-	if err != nil {
+}
+
+// lockUsable locks the owner id for the rest of the transaction and
+// checks that it may still log in with the password hash checked: an
+// owner deactivated or deleted meanwhile is ErrInactive, a password
+// changed meanwhile ErrInvalidCredentials.
+func (s *Service) lockUsable(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, checked string) (*models.Account, error) {
+	acc, err := s.Accounts.LockForUpdate(ctx, tx, id)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil, ErrInactive
+	case err != nil:
 		return nil, err
+	case !acc.IsActive || acc.DeletedAt != nil:
+		return nil, ErrInactive
+	case acc.Password != checked:
+		return nil, ErrInvalidCredentials
 	}
-	return s.issue(acc, sess, raw)
+	return acc, nil
 }
 
 // refusal is the error a login of acc is refused with, given whether its
@@ -266,7 +257,7 @@ func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Ori
 		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 			return err
 		}
-		if _, err := s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {
+		if _, err := s.endAll(ctx, tx, owner, now); err != nil {
 			return err
 		}
 		return s.record(ctx, tx, models.EventLogoutAll, owner, session, o, data)

@@ -101,7 +101,7 @@ func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bo
 		}
 		data := by.data()
 		if end {
-			revoked, err := s.Sessions.RevokeAll(ctx, tx, id, s.Now())
+			revoked, err := s.endAll(ctx, tx, id, s.Now())
 			if err != nil {
 				return err
 			}

@@ -71,6 +71,22 @@ type Claims struct {
 	IssuedAt time.Time
 	// ExpiresAt is the exp claim, in UTC.
 	ExpiresAt time.Time
+	// Methods is the amr claim: how the session was authenticated when the
+	// token was issued. Informational: the service decides from the
+	// session row, never from this claim.
+	Methods []string
+	// AuthTime is the auth_time claim (zero when absent), informational
+	// like Methods.
+	AuthTime time.Time
+}
+
+// Authentication is what an access token says, for information only, of
+// how its session was authenticated: the amr and auth_time claims.
+type Authentication struct {
+	// Methods are RFC 8176 method values, such as "pwd" and "otp".
+	Methods []string
+	// Time is the session's last interactive authentication.
+	Time time.Time
 }
 
 // NewTokens returns a Tokens with the given secret, issuer, lifetime and
@@ -126,8 +142,15 @@ func (t *Tokens) init() error {
 // Issue signs an access token for the owner id of type owner and its
 // session sid, bound to client (web or app) through its audience, and
 // returns it with its expiry. Any non-nil UUIDs are accepted as id and sid;
-// the service's ids are version 7.
+// the service's ids are version 7. The token carries no amr or auth_time
+// claim: see IssueAuthenticated.
 func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
+	return t.IssueAuthenticated(owner, id, sid, tokenVersion, client, Authentication{})
+}
+
+// IssueAuthenticated is Issue with the amr and auth_time claims of how the
+// session was authenticated (omitted when empty).
+func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client, how Authentication) (token string, expiresAt time.Time, err error) {
 	if err := t.init(); err != nil {
 		return "", time.Time{}, err
 	}
@@ -154,6 +177,10 @@ func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion i
 		Exp:          wireDate{jwt.NumericDate{Time: exp}},
 		Iss:          t.Issuer,
 		Aud:          owner.Audience(client),
+		Amr:          how.Methods,
+	}
+	if !how.Time.IsZero() {
+		wc.AuthTime = wireDate{jwt.NumericDate{Time: how.Time.UTC().Truncate(time.Second)}}
 	}
 	token, err = jwt.NewWithClaims(jwt.SigningMethodHS256, wc).SignedString(t.key)
 	if err != nil {
@@ -214,6 +241,8 @@ type wireClaims struct {
 	Nbf          wireDate    `json:"nbf,omitzero"` // never issued, honoured if present
 	Iss          string      `json:"iss"`
 	Aud          string      `json:"aud"`
+	Amr          []string    `json:"amr,omitempty"`
+	AuthTime     wireDate    `json:"auth_time,omitzero"`
 }
 
 // verified checks the claims the jwt validator does not know and converts
@@ -252,7 +281,17 @@ func (c *wireClaims) verified(owner action.OwnerType) (Claims, error) {
 		Client:       client,
 		IssuedAt:     c.Iat.UTC(),
 		ExpiresAt:    c.Exp.UTC(),
+		Methods:      c.Amr,
+		AuthTime:     authTime(c.AuthTime),
 	}, nil
+}
+
+// authTime is the auth_time claim in UTC, zero when absent.
+func authTime(d wireDate) time.Time {
+	if d.IsZero() {
+		return time.Time{}
+	}
+	return d.UTC()
 }
 
 // claimUUID parses a UUID claim in its canonical 36-character form; the

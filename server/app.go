@@ -95,7 +95,8 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
-	return append(codes, posts.ErrorCodes()...)
+	codes = append(codes, posts.ErrorCodes()...)
+	return append(codes, accounts.SecondFactorErrorCodes()...)
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -112,7 +113,11 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
-	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, nil)
+	now := cfg.now
+	if now == nil {
+		now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+	}
+	tokens, err := auth.NewTokens(cfg.AccessTokenSecret, cfg.TokenIssuer, cfg.AccessTokenTTL, now)
 	if err != nil {
 		return nil, fmt.Errorf("ACCESS_TOKEN_SECRET: %w", err)
 	}
@@ -130,7 +135,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 		tokens:  tokens,
 		hasher:  auth.NewHasher(cfg.Hashing),
 		metrics: newMetrics(),
-		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		now:     now,
 	}
 	a.emitter = newEmitter(rc, a.socketKey())
 	a.mailer = &mail.Mailer{Templates: templates, Pool: a.redis, Prefix: cfg.JobsNamespace,

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/datakey"
 	"github.com/actionkit/actionkit/framework"
@@ -72,10 +73,17 @@ type config struct {
 	MailRetryBackoff     time.Duration
 	// DataKey encrypts the secrets the service must read back.
 	DataKey *datakey.Key
+	// MFA configures the second factor (the key is DataKey's), and
+	// ReauthMaxAge how recent an authentication sensitive actions need.
+	MFA          accounts.MFASettings
+	ReauthMaxAge time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
 	generatedSecret, generatedDataKey bool
+	// now is the clock of the whole process; nil means the system's. It
+	// is not read from the environment: tests set it to move time.
+	now func() time.Time
 }
 
 func (c *config) production() bool { return c.Env == "production" }
@@ -156,6 +164,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	c.AccessTokenSecret = p.secret("ACCESS_TOKEN_SECRET", c.production(), &c.generatedSecret)
 	c.DataKey = p.dataKey("DATA_ENCRYPTION_KEY", c)
 	p.mailConfig(c)
+	p.mfaConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/actionkit/actionkit/internal/redislog"
 )
@@ -22,6 +23,8 @@ type environment struct {
 	// listening, when set, is called with the API's address once it accepts
 	// connections (tests start the server on port 0).
 	listening func(net.Addr)
+	// now, when set, is the process's clock (tests move time with it).
+	now func() time.Time
 }
 
 const usage = `usage: server [command]
@@ -71,6 +74,7 @@ func run(ctx context.Context, env *environment) int {
 		fmt.Fprintf(env.stderr, "configuration error:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		return 2
 	}
+	cfg.now = env.now
 	log := slog.New(slog.NewJSONHandler(env.stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	redislog.SetLogger(log.With("component", "go-redis"))
 	if cmd == "admin" {
@@ -85,6 +89,10 @@ func run(ctx context.Context, env *environment) int {
 	if cmd == "migrate" {
 		log.Info("migrations applied")
 		return 0
+	}
+	if err := a.checkDataKey(ctx); err != nil {
+		log.Error("start-up failed", "error", err)
+		return 1
 	}
 	if err := a.servePprof(ctx); err != nil {
 		log.Error("PPROF_ADDR", "error", err)

@@ -28,6 +28,8 @@ var loginFirstDelay time.Duration
 func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
+	s.MFA = a.cfg.MFA
+	s.Notices = a.mailer
 	s.RefreshOutcome = func(outcome string) {
 		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
 		if outcome == "replay" {
