@@ -168,18 +168,11 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 // owner deactivated or deleted meanwhile is ErrInactive, a password
 // changed meanwhile ErrInvalidCredentials.
 func (s *Service) lockUsable(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, checked string) (*models.Account, error) {
-	acc, err := s.Accounts.LockForUpdate(ctx, tx, id)
-	switch {
-	case errors.Is(err, models.ErrNotFound):
-		return nil, ErrInactive
-	case err != nil:
-		return nil, err
-	case !acc.IsActive || acc.DeletedAt != nil:
-		return nil, ErrInactive
-	case acc.Password != checked:
+	acc, err := s.lockActive(ctx, tx, id)
+	if err == nil && acc.Password != checked {
 		return nil, ErrInvalidCredentials
 	}
-	return acc, nil
+	return acc, err
 }
 
 // refusal is the error a login of acc is refused with, given whether its

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/actionkit/actionkit/auth/datakey"
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -116,4 +117,19 @@ func OpensTOTP(key *datakey.Key, row *models.TOTP) bool {
 // a ciphertext copied to another owner's row does not open.
 func totpContext(ownerType string, owner uuid.UUID) []byte {
 	return []byte("mfa_totp.secret_ciphertext " + ownerType + " " + owner.String())
+}
+
+// noticeTTL bounds how long a notification mail may wait to be sent.
+const noticeTTL = 24 * time.Hour
+
+// notice queues a notification mail of kind to the owner, when mail can be
+// sent. It never fails the change it reports: the change is committed.
+func (s *Service) notice(ctx context.Context, acc *models.Account, kind string) {
+	if s.Notices == nil || !s.Notices.Available() {
+		return
+	}
+	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale}
+	if _, err := s.Notices.Enqueue(context.WithoutCancel(ctx), msg, s.Now().Add(noticeTTL)); err != nil {
+		s.Log.Warn("notification mail not queued", "kind", kind, "ownerId", acc.ID.String(), "error", err.Error())
+	}
 }

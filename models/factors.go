@@ -61,7 +61,7 @@ var factorQueries = struct {
 		(SELECT count(*) FROM mfa_recovery_codes WHERE owner_type = $1 AND owner_id = $2 AND used_at IS NULL)
 			AS recovery_codes_remaining`,
 	totp:    `SELECT ` + totpColumns + ` FROM mfa_totp WHERE owner_type = $1 AND owner_id = $2`,
-	anyTOTP: `SELECT ` + totpColumns + ` FROM mfa_totp LIMIT 1`,
+	anyTOTP: `SELECT ` + totpColumns + ` FROM mfa_totp ORDER BY id LIMIT $1`,
 	// A pending secret replaces an earlier pending one; a confirmed one is
 	// left alone (no row returned).
 	putPending: `INSERT INTO mfa_totp (` + totpColumns + `)
@@ -112,10 +112,14 @@ func (s FactorStore) TOTP(ctx context.Context, db DB, ownerType string, owner uu
 	return s.getTOTP(ctx, db, "totp", factorQueries.totp, ownerType, owner)
 }
 
-// AnyTOTP returns some TOTP row of any owner, or ErrNotFound when there is
-// none (the start-up check that the data key opens the stored secrets).
-func (s FactorStore) AnyTOTP(ctx context.Context, db DB) (*TOTP, error) {
-	return s.getTOTP(ctx, db, "any totp", factorQueries.anyTOTP)
+// SomeTOTP returns at most n TOTP rows of any owner (none when there is
+// none): the start-up check that the data key opens the stored secrets.
+func (s FactorStore) SomeTOTP(ctx context.Context, db DB, n int) ([]TOTP, error) {
+	var list []TOTP
+	if err := s.q.sel(ctx, db, &list, factorQueries.anyTOTP, n); err != nil {
+		return nil, storeErr("some totp", err)
+	}
+	return list, nil
 }
 
 func (s FactorStore) getTOTP(ctx context.Context, db DB, op, query string, args ...any) (*TOTP, error) {

@@ -93,6 +93,13 @@ func testEnv(t testing.TB, overrides ...string) map[string]string {
 // stops it when the test ends, requiring a clean exit.
 func startServer(t testing.TB, env map[string]string, args ...string) *testServer {
 	t.Helper()
+	return startServerClock(t, env, nil, args...)
+}
+
+// startServerClock is startServer with the process's clock (nil: the
+// system's), for tests that move time instead of waiting.
+func startServerClock(t testing.TB, env map[string]string, now func() time.Time, args ...string) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{t: t, env: env, logs: &syncBuffer{}, cancel: cancel, exit: make(chan int, 1)}
 	addrs := make(chan net.Addr, 1)
@@ -103,6 +110,7 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 			stdout:    s.logs,
 			stderr:    s.logs,
 			listening: func(a net.Addr) { addrs <- a },
+			now:       now,
 		})
 	}()
 	select {

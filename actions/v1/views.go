@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -164,4 +165,12 @@ func cursorOrNull(c string) *string {
 		return nil
 	}
 	return &c
+}
+
+// accountResult answers acc under its kind's name ("user" or "admin").
+func accountResult(kind accounts.Kind, acc *models.Account) *AccountResult {
+	if kind.Type == accounts.Admins.Type {
+		return &AccountResult{Admin: ViewAccount(acc)}
+	}
+	return &AccountResult{User: ViewAccount(acc)}
 }
