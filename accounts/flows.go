@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -280,6 +281,20 @@ func (s *Service) PurgeExpired(ctx context.Context) (int64, error) {
 	n, err := s.Sessions.PurgeExpired(ctx, s.DB, s.Now().Add(-s.RefreshTTL), 1000)
 	if err != nil {
 		return n, fmt.Errorf("purge %s: %w", s.Kind.Tables.Sessions, err)
+	}
+	return n, nil
+}
+
+// challengeRetention is how long a login challenge is kept after it
+// expired (its failures are in the security events).
+const challengeRetention = time.Hour
+
+// PurgeChallenges deletes the login challenges of every owner type that
+// expired more than an hour ago, and returns how many.
+func (s *Service) PurgeChallenges(ctx context.Context) (int64, error) {
+	n, err := s.Challenges.Purge(ctx, s.DB, s.Now().Add(-challengeRetention), 1000)
+	if err != nil {
+		return n, fmt.Errorf("purge login challenges: %w", err)
 	}
 	return n, nil
 }
