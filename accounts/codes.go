@@ -29,6 +29,26 @@ const (
 	UserEmailNotVerified            errorcodes.Code = "USER_BAD_REQUEST_EMAIL_NOT_VERIFIED 400 user.email_not_verified"
 	UserSessionNotFound             errorcodes.Code = "USER_SESSION_NOT_FOUND 404 user.session_not_found"
 	UserNotFound                    errorcodes.Code = "USER_NOT_FOUND 404 user.not_found"
+
+	UserMFARequired             errorcodes.Code = "USER_FORBIDDEN_MFA_REQUIRED 403 user.mfa_required"
+	UserReauthRequired          errorcodes.Code = "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED 403 user.reauthentication_required"
+	UserInvalidMFAToken         errorcodes.Code = "USER_BAD_REQUEST_INVALID_MFA_TOKEN 400 user.invalid_mfa_token"
+	UserInvalidTOTPCode         errorcodes.Code = "USER_BAD_REQUEST_INVALID_TOTP_CODE 400 user.invalid_totp_code"
+	UserInvalidRecoveryCode     errorcodes.Code = "USER_BAD_REQUEST_INVALID_RECOVERY_CODE 400 user.invalid_recovery_code"
+	UserInvalidWebAuthnResponse errorcodes.Code = "USER_BAD_REQUEST_INVALID_WEBAUTHN_RESPONSE 400 user.invalid_webauthn_response"
+	UserTOTPAlreadyEnabled      errorcodes.Code = "USER_BAD_REQUEST_TOTP_ALREADY_ENABLED 400 user.totp_already_enabled"
+	UserTOTPNotPending          errorcodes.Code = "USER_BAD_REQUEST_TOTP_NOT_PENDING 400 user.totp_not_pending"
+	UserMFANotEnabled           errorcodes.Code = "USER_BAD_REQUEST_MFA_NOT_ENABLED 400 user.mfa_not_enabled"
+
+	AdminMFARequired             errorcodes.Code = "ADMIN_FORBIDDEN_MFA_REQUIRED 403 admin.mfa_required"
+	AdminReauthRequired          errorcodes.Code = "ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED 403 admin.reauthentication_required"
+	AdminInvalidMFAToken         errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_MFA_TOKEN 400 admin.invalid_mfa_token"
+	AdminInvalidTOTPCode         errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_TOTP_CODE 400 admin.invalid_totp_code"
+	AdminInvalidRecoveryCode     errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_RECOVERY_CODE 400 admin.invalid_recovery_code"
+	AdminInvalidWebAuthnResponse errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_WEBAUTHN_RESPONSE 400 admin.invalid_webauthn_response"
+	AdminTOTPAlreadyEnabled      errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_ALREADY_ENABLED 400 admin.totp_already_enabled"
+	AdminTOTPNotPending          errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_NOT_PENDING 400 admin.totp_not_pending"
+	AdminMFANotEnabled           errorcodes.Code = "ADMIN_BAD_REQUEST_MFA_NOT_ENABLED 400 admin.mfa_not_enabled"
 )
 
 // ErrorCodes returns the codes of the account engine, to be given to
@@ -57,8 +77,35 @@ func ErrorCodes() []errorcodes.Code {
 	}
 }
 
+// SecondFactorErrorCodes returns the codes of the second factor and of
+// re-authentication, released after ErrorCodes (servers list them after
+// their other codes, so that their lists only ever grow at the end).
+func SecondFactorErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{
+		UserMFARequired,
+		UserReauthRequired,
+		UserInvalidMFAToken,
+		UserInvalidTOTPCode,
+		UserInvalidRecoveryCode,
+		UserInvalidWebAuthnResponse,
+		UserTOTPAlreadyEnabled,
+		UserTOTPNotPending,
+		UserMFANotEnabled,
+		AdminMFARequired,
+		AdminReauthRequired,
+		AdminInvalidMFAToken,
+		AdminInvalidTOTPCode,
+		AdminInvalidRecoveryCode,
+		AdminInvalidWebAuthnResponse,
+		AdminTOTPAlreadyEnabled,
+		AdminTOTPNotPending,
+		AdminMFANotEnabled,
+	}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
-// Messages returns the translations of ErrorCodes, by locale.
+// Messages returns the translations of ErrorCodes and
+// SecondFactorErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }

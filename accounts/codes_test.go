@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/actionkit/actionkit/errorcodes"
@@ -11,10 +12,18 @@ import (
 // a message in every locale file beside it (a missing one is named) and
 // fits beside the framework's codes; each Kind names its codes.
 func TestEveryCodeHasItsMessages(t *testing.T) {
-	codetest.Check(t, Messages(), ErrorCodes())
+	codetest.Check(t, Messages(), append(ErrorCodes(), SecondFactorErrorCodes()...))
 	for _, k := range []Kind{Users, Admins} {
 		for _, c := range []errorcodes.Code{k.Codes.InvalidCredentials, k.Codes.AccountInactive, k.Codes.AccountDeleted,
 			k.Codes.AccountNotFound, k.Codes.InvalidRefresh, k.Codes.InvalidCurrentPassword} {
+			if c == "" || c.Check() != nil {
+				t.Errorf("%s: code %q", k.Type, c)
+			}
+		}
+		for _, c := range k.Codes.SecondFactor.All() {
+			if !strings.HasPrefix(c.ID(), strings.ToUpper(string(k.Type))+"_") {
+				t.Errorf("%s: code %q of another owner type", k.Type, c)
+			}
 			if c == "" || c.Check() != nil {
 				t.Errorf("%s: code %q", k.Type, c)
 			}

@@ -81,15 +81,14 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
-	now := s.Now()
-	sess, raw, err := s.newSession(owner, o, o.Client, o.Platform, now)
-	if err != nil {
-		return nil, err
-	}
-	var ended []uuid.UUID
+	var (
+		ended []uuid.UUID
+		sess  *models.Session
+		raw   string
+	)
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		var err error
-		acc, ended, err = s.changePassword(ctx, tx, acc.Password, session, sess, encoded, salt, o)
+		acc, sess, raw, ended, err = s.changePassword(ctx, tx, acc.Password, owner, session, encoded, salt, o)
 		return err
 	})
 	if errors.Is(err, models.ErrNotFound) {
@@ -108,51 +107,69 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 }
 
 // changePassword is the transaction of ChangePassword: checked is the hash
-// the current password was verified against, sess the caller's new row. It
-// returns the updated account and the other sessions it ended.
-func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked string, session uuid.UUID, sess *models.Session, encoded, salt string, o Origin) (*models.Account, []uuid.UUID, error) {
-	owner, now := sess.OwnerID, sess.CreatedAt
-	locked, err := s.Accounts.LockForUpdate(ctx, tx, owner)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !locked.IsActive || locked.DeletedAt != nil {
-		return nil, nil, ErrInactive
-	}
-	if locked.Password != checked {
-		return nil, nil, ErrInvalidCredentials // changed concurrently: the checked password is stale
-	}
-	old, err := s.Sessions.LiveInChain(ctx, tx, owner, session)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, nil, ErrSessionEnded
-	}
-	if err != nil {
-		return nil, nil, err
+// the current password was verified against. It returns the updated
+// account, the caller's new session row and its refresh token, and the
+// other sessions it ended.
+func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked string, owner, session uuid.UUID, encoded, salt string, o Origin) (*models.Account, *models.Session, string, []uuid.UUID, error) {
+	now := s.Now()
+	if _, err := s.lockUsable(ctx, tx, owner, checked); err != nil {
+		return nil, nil, "", nil, err // a password changed concurrently is stale: ErrInvalidCredentials
 	}
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-		return nil, nil, err
+		return nil, nil, "", nil, err
 	}
-	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-		return nil, nil, err
-	}
-	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	sess, raw, revoked, err := s.restartSession(ctx, tx, owner, session, nil, o, now)
 	if err != nil {
-		return nil, nil, err
-	}
-	sess.ChainID, sess.LoginAt, sess.Client, sess.Platform = old.ChainID, old.LoginAt, old.Client, old.Platform
-	sess.RefreshWindowAt, sess.RefreshCount = old.RefreshWindowAt, old.RefreshCount // a new password is no new refresh budget
-	if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-		return nil, nil, err
-	}
-	if err := s.Sessions.MarkReplaced(ctx, tx, owner, old.ID, sess.ID, now); err != nil {
-		return nil, nil, err
+		return nil, nil, "", nil, err
 	}
 	if err := s.record(ctx, tx, models.EventPasswordChanged, owner, session, o,
 		map[string]any{"revoked": len(revoked) - 1}); err != nil {
-		return nil, nil, err
+		return nil, nil, "", nil, err
 	}
 	acc, err := s.Accounts.ByID(ctx, tx, owner)
-	return acc, without(revoked, session), err
+	return acc, sess, raw, without(revoked, session), err
+}
+
+// restartSession ends every session and access token of the locked owner
+// but lets the caller's session go on in a new row of its chain, with its
+// assurance raised by raise when set (an enrolment) and kept otherwise. It
+// returns the new row, its refresh token and the chains it ended (the
+// caller's included). ErrSessionEnded means the caller's session ended
+// meanwhile.
+func (s *Service) restartSession(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID, raise func(models.Assurance) models.Assurance, o Origin, now time.Time) (*models.Session, string, []uuid.UUID, error) {
+	old, err := s.Sessions.LiveInChain(ctx, tx, owner, session)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, "", nil, ErrSessionEnded
+	}
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return nil, "", nil, err
+	}
+	revoked, err := s.endAll(ctx, tx, owner, now)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	a := old.Assurance
+	if raise != nil {
+		a = raise(a)
+	}
+	sess, raw, err := s.continueSession(ctx, tx, old, a, o, now)
+	return sess, raw, revoked, err
+}
+
+// endAll revokes every session of the locked owner and voids its pending
+// login challenges, and returns the chains it ended.
+func (s *Service) endAll(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, now time.Time) ([]uuid.UUID, error) {
+	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Challenges.VoidAll(ctx, tx, string(s.Kind.Type), owner, now); err != nil {
+		return nil, err
+	}
+	return revoked, nil
 }
 
 // without returns ids without the value drop.
@@ -335,7 +352,7 @@ func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, o
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 		return nil, err
 	}
-	revoked, err := s.Sessions.RevokeAll(ctx, tx, owner, now)
+	revoked, err := s.endAll(ctx, tx, owner, now)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -64,8 +65,9 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (*models.Account, e
 	return acc, nil
 }
 
-// Register creates an active account and its first session in one
-// transaction, counting it as the first login (so the account trusts its
+// Register creates an active account and logs it in, counting the
+// registration as its first login, through the completion step of every
+// login (a new account owes no second factor; the account trusts its
 // client, see trustClient). An e-mail already used, by
 // a soft-deleted account too, is ErrExists: the unique index decides, so
 // concurrent registrations of one address create one account.
@@ -75,18 +77,11 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 		return nil, err
 	}
 	acc.LoginCount, acc.LastLoginAt = 1, &acc.CreatedAt
-	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, acc.CreatedAt)
-	if err != nil {
-		return nil, err
-	}
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if err := s.Accounts.Create(ctx, tx, acc); err != nil {
-			return err
-		}
-		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventRegister, acc.ID, sess.ChainID, o, nil)
+	iss, err := s.complete(ctx, firstFactor{
+		method: models.MethodPassword, level: 1, origin: o, event: models.EventRegister,
+		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			return acc, s.Accounts.Create(ctx, tx, acc)
+		},
 	})
 	if errors.Is(err, models.ErrDuplicate) {
 		return nil, ErrExists
@@ -101,32 +96,27 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 			s.Log.Warn("verification mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
 		}
 	}
-	iss, err := s.issue(acc, sess, raw)
-	if err != nil {
-		return nil, err
-	}
-	iss.Device = s.trustClient(ctx, acc.Email, o)
 	return iss, nil
 }
 
 // Login checks the credentials, then the account flags (in SPEC.md's
-// order), counts the login in SQL and opens a session. An unknown e-mail
-// costs the same hashing work as a wrong password.
+// order), and hands the verified password to the completion step, which
+// opens the session or, when the owner has a second factor, answers
+// *MFARequiredError. An unknown e-mail costs the same hashing work as a
+// wrong password.
 //
 // With a Throttle, an attempt it makes wait is refused with a
 // *SlowedDownError before anything is checked; a wrong password or unknown
-// e-mail is reported to it as a failure, and a completed login makes the
-// account trust the client (see trustClient).
+// e-mail is reported to it as a failure, and a completed login (not one
+// that still owes a second factor) makes the account trust the client
+// (see trustClient).
 func (s *Service) Login(ctx context.Context, email, password string, o Origin) (*Issued, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if err := s.slowedDown(ctx, email, o); err != nil {
 		return nil, err
 	}
 	iss, err := s.login(ctx, email, password, o)
-	switch {
-	case err == nil:
-		iss.Device = s.trustClient(ctx, email, o)
-	case errors.Is(err, ErrInvalidCredentials):
+	if errors.Is(err, ErrInvalidCredentials) {
 		s.throttleFailed(ctx, email, o)
 	}
 	return iss, err
@@ -161,34 +151,28 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 			return nil, err
 		}
 	}
-	now := s.Now()
-	sess, raw, err := s.newSession(acc.ID, o, o.Client, o.Platform, now)
-	if err != nil {
-		return nil, err
-	}
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		updated, err := s.Accounts.RecordLogin(ctx, tx, acc.ID, now)
-		if err != nil {
-			return err
-		}
-		acc = updated
-		if rehash {
-			if err := s.Accounts.SetPassword(ctx, tx, acc.ID, encoded, salt, now); err != nil {
-				return err
+	return s.complete(ctx, firstFactor{
+		method: models.MethodPassword, level: 1, origin: o, event: models.EventLogin,
+		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			locked, err := s.lockUsable(ctx, tx, acc.ID, acc.Password)
+			if err == nil && rehash {
+				err = s.Accounts.SetPassword(ctx, tx, acc.ID, encoded, salt, s.Now())
 			}
-		}
-		if err := s.Sessions.Create(ctx, tx, sess); err != nil {
-			return err
-		}
-		return s.record(ctx, tx, models.EventLogin, acc.ID, sess.ChainID, o, nil)
+			return locked, err
+		},
 	})
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, ErrInactive // deactivated or deleted since the check above
+}
+
+// lockUsable locks the owner id for the rest of the transaction and
+// checks that it may still log in with the password hash checked: an
+// owner deactivated or deleted meanwhile is ErrInactive, a password
+// changed meanwhile ErrInvalidCredentials.
+func (s *Service) lockUsable(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, checked string) (*models.Account, error) {
+	acc, err := s.lockActive(ctx, tx, id)
+	if err == nil && acc.Password != checked {
+		return nil, ErrInvalidCredentials
 	}
-	if err != nil {
-		return nil, err
-	}
-	return s.issue(acc, sess, raw)
+	return acc, err
 }
 
 // refusal is the error a login of acc is refused with, given whether its
@@ -266,7 +250,7 @@ func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Ori
 		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 			return err
 		}
-		if _, err := s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {
+		if _, err := s.endAll(ctx, tx, owner, now); err != nil {
 			return err
 		}
 		return s.record(ctx, tx, models.EventLogoutAll, owner, session, o, data)
@@ -296,6 +280,20 @@ func (s *Service) PurgeExpired(ctx context.Context) (int64, error) {
 	n, err := s.Sessions.PurgeExpired(ctx, s.DB, s.Now().Add(-s.RefreshTTL), 1000)
 	if err != nil {
 		return n, fmt.Errorf("purge %s: %w", s.Kind.Tables.Sessions, err)
+	}
+	return n, nil
+}
+
+// challengeRetention is how long a login challenge is kept after it
+// expired (its failures are in the security events).
+const challengeRetention = time.Hour
+
+// PurgeChallenges deletes the login challenges of every owner type that
+// expired more than an hour ago, and returns how many.
+func (s *Service) PurgeChallenges(ctx context.Context) (int64, error) {
+	n, err := s.Challenges.Purge(ctx, s.DB, s.Now().Add(-challengeRetention), 1000)
+	if err != nil {
+		return n, fmt.Errorf("purge login challenges: %w", err)
 	}
 	return n, nil
 }

@@ -14,8 +14,37 @@ type Codes struct {
 	AccountNotFound    errorcodes.Code
 	InvalidRefresh     errorcodes.Code
 	AlreadyExists      errorcodes.Code
-	// InvalidCurrentPassword refuses a password change.
+	// InvalidCurrentPassword refuses a password change or a
+	// re-authentication with a wrong password.
 	InvalidCurrentPassword errorcodes.Code
+	// SecondFactor are the codes of the second factor and of
+	// re-authentication.
+	SecondFactor SecondFactorCodes
+}
+
+// SecondFactorCodes are the codes of an owner type's second factor.
+type SecondFactorCodes struct {
+	// MFARequired answers a first factor whose owner owes a second one
+	// (403, with the handle of the second step).
+	MFARequired errorcodes.Code
+	// ReauthRequired refuses a sensitive action to a session that did not
+	// authenticate recently enough, or strongly enough (403).
+	ReauthRequired errorcodes.Code
+	// InvalidMFAToken: a second step's handle that is malformed, unknown,
+	// expired, used or burnt.
+	InvalidMFAToken         errorcodes.Code
+	InvalidTOTPCode         errorcodes.Code
+	InvalidRecoveryCode     errorcodes.Code
+	InvalidWebAuthnResponse errorcodes.Code
+	TOTPAlreadyEnabled      errorcodes.Code
+	TOTPNotPending          errorcodes.Code
+	MFANotEnabled           errorcodes.Code
+}
+
+// All lists the codes.
+func (c SecondFactorCodes) All() []errorcodes.Code {
+	return []errorcodes.Code{c.MFARequired, c.ReauthRequired, c.InvalidMFAToken, c.InvalidTOTPCode, c.InvalidRecoveryCode,
+		c.InvalidWebAuthnResponse, c.TOTPAlreadyEnabled, c.TOTPNotPending, c.MFANotEnabled}
 }
 
 // Kind declares an owner type: its name, the path segment and action-name
@@ -47,6 +76,12 @@ var Users = Kind{
 		InvalidRefresh:         UserUnauthorizedInvalidRefresh,
 		AlreadyExists:          UserAlreadyExists,
 		InvalidCurrentPassword: UserInvalidCurrentPassword,
+		SecondFactor: SecondFactorCodes{
+			MFARequired: UserMFARequired, ReauthRequired: UserReauthRequired, InvalidMFAToken: UserInvalidMFAToken,
+			InvalidTOTPCode: UserInvalidTOTPCode, InvalidRecoveryCode: UserInvalidRecoveryCode,
+			InvalidWebAuthnResponse: UserInvalidWebAuthnResponse, TOTPAlreadyEnabled: UserTOTPAlreadyEnabled,
+			TOTPNotPending: UserTOTPNotPending, MFANotEnabled: UserMFANotEnabled,
+		},
 	},
 }
 
@@ -64,5 +99,11 @@ var Admins = Kind{
 		AccountNotFound:        AdminAccountDoesNotExist,
 		InvalidRefresh:         AdminUnauthorizedInvalidRefresh,
 		InvalidCurrentPassword: AdminInvalidCurrentPassword,
+		SecondFactor: SecondFactorCodes{
+			MFARequired: AdminMFARequired, ReauthRequired: AdminReauthRequired, InvalidMFAToken: AdminInvalidMFAToken,
+			InvalidTOTPCode: AdminInvalidTOTPCode, InvalidRecoveryCode: AdminInvalidRecoveryCode,
+			InvalidWebAuthnResponse: AdminInvalidWebAuthnResponse, TOTPAlreadyEnabled: AdminTOTPAlreadyEnabled,
+			TOTPNotPending: AdminTOTPNotPending, MFANotEnabled: AdminMFANotEnabled,
+		},
 	},
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -87,6 +88,24 @@ func (s *Service) RevokeSessions(ctx context.Context, id uuid.UUID, by Actor) er
 	return s.LogoutAll(ctx, id, uuid.Nil, by.Origin, by.data())
 }
 
+// ResetMFA removes every second factor of the account id (its TOTP secret
+// and recovery codes) and ends its sessions, access tokens and sockets at
+// once, recorded as mfa_reset with the admin's id, and mails the owner:
+// the support desk's answer to a lost factor.
+func (s *Service) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
+	acc, err := s.manage(ctx, id, models.EventMFAReset, true, by, func(tx *sqlx.Tx) error {
+		if _, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), id); err != nil {
+			return err
+		}
+		return s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.notice(ctx, acc, mail.MFAReset)
+	return acc, nil
+}
+
 // manage runs change on the locked account id with its security event, in
 // one transaction, ending every session when end is set, and returns the
 // account as changed. An unknown id is ErrNotFound.
@@ -101,7 +120,7 @@ func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bo
 		}
 		data := by.data()
 		if end {
-			revoked, err := s.Sessions.RevokeAll(ctx, tx, id, s.Now())
+			revoked, err := s.endAll(ctx, tx, id, s.Now())
 			if err != nil {
 				return err
 			}

@@ -138,7 +138,10 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 		if err != nil {
 			return "", err
 		}
-		next.ChainID, next.LoginAt = sess.ChainID, sess.LoginAt
+		// The statement copies the chain, its login time and its assurance
+		// from the old row and advances its refresh budget; next says the
+		// same.
+		next.ChainID, next.LoginAt, next.Assurance = sess.ChainID, sess.LoginAt, sess.Assurance
 		s.RefreshBudget.Advance(sess, next, now)
 		if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
 			return "", err
@@ -154,7 +157,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 // incremented, the chain marked and the event recorded.
 func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
 	acc, sess := out.account, out.old
-	revoked, err := s.Sessions.RevokeAll(ctx, tx, acc.ID, now)
+	revoked, err := s.endAll(ctx, tx, acc.ID, now)
 	if err != nil {
 		return err
 	}

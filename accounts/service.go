@@ -15,6 +15,7 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -51,6 +52,27 @@ var (
 	// ErrSessionEnded: the caller's own session ended while its request
 	// ran.
 	ErrSessionEnded = errors.New("accounts: session ended")
+	// ErrMFARequired is matched by a *MFARequiredError.
+	ErrMFARequired = errors.New("accounts: a second factor is required")
+	// ErrInvalidMFAToken: a second step's handle that is malformed,
+	// unknown, expired, used or burnt.
+	ErrInvalidMFAToken = errors.New("accounts: invalid mfa token")
+	// ErrInvalidTOTPCode: a TOTP code that is malformed, wrong, or of a
+	// step already used.
+	ErrInvalidTOTPCode = errors.New("accounts: invalid totp code")
+	// ErrInvalidRecoveryCode: a recovery code that is malformed, wrong or
+	// used.
+	ErrInvalidRecoveryCode = errors.New("accounts: invalid recovery code")
+	// ErrInvalidWebAuthnResponse: a passkey assertion that does not verify
+	// (every one, until passkeys exist).
+	ErrInvalidWebAuthnResponse = errors.New("accounts: invalid webauthn response")
+	// ErrTOTPEnabled: an enrolment while a confirmed TOTP exists.
+	ErrTOTPEnabled = errors.New("accounts: totp already enabled")
+	// ErrTOTPNotPending: a confirmation without a pending enrolment.
+	ErrTOTPNotPending = errors.New("accounts: no pending totp")
+	// ErrMFANotEnabled: a change that needs a second factor the owner does
+	// not have.
+	ErrMFANotEnabled = errors.New("accounts: no second factor")
 )
 
 // SlowedDownError refuses a login attempt that the Throttle made wait; the
@@ -97,6 +119,10 @@ type Origin struct {
 	// Device is the device value the client presented (its device cookie,
 	// or an app's deviceToken argument), "" if none: see Throttle.
 	Device string
+	// Version is the API version of the action the request came through
+	// (0 counts as 1): a login's second step answers in the shape its
+	// first step would have.
+	Version int
 }
 
 // Issued is the outcome of a register, login or refresh: the account, its
@@ -109,7 +135,15 @@ type Issued struct {
 	AccessToken     string
 	AccessExpiresAt time.Time
 	RefreshToken    string
-	Device          string
+	// Device is the device value the client should keep (see trustClient),
+	// "" when there is none to set.
+	Device string
+	// Version is the API version whose answer shape a completed login
+	// takes (that of its first step); 1 for anything else.
+	Version int
+	// RecoveryCodesRemaining, when not nil, counts the owner's unused
+	// recovery codes after a login completed with one.
+	RecoveryCodesRemaining *int
 }
 
 // Service runs one Kind's accounts and sessions. Fields are dependencies,
@@ -148,6 +182,15 @@ type Service struct {
 	// Mail configures the mail flows (reset, verification); nil disables
 	// them (ErrMailUnavailable).
 	Mail *MailSettings
+	// Notices sends the notification mails of changes to the second
+	// factor; nil (or a mailer without a sender) sends none.
+	Notices *mail.Mailer
+	// MFA configures the second factor.
+	MFA MFASettings
+	// Challenges stores the pending second steps of logins.
+	Challenges models.ChallengeStore
+	// Factors stores the second factors.
+	Factors models.FactorStore
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -165,6 +208,9 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		Log:        log,
 		OneTime:    models.TokenStore{}.Prepared(db),
 		Events:     models.EventStore{}.Prepared(db),
+		MFA:        DefaultMFASettings(),
+		Challenges: models.ChallengeStore{}.Prepared(db),
+		Factors:    models.FactorStore{}.Prepared(db),
 	}
 }
 
@@ -188,8 +234,12 @@ func (s *Service) Load(ctx context.Context, id, session uuid.UUID) (auth.Princip
 	if row.SessionExpiresAt == nil {
 		return auth.Principal{}, auth.ErrSessionEnded
 	}
+	a := row.Session
 	return auth.Principal{TokenVersion: acc.TokenVersion, Locale: acc.Locale, Record: acc,
-		SessionExpiresAt: *row.SessionExpiresAt}, nil
+		SessionExpiresAt: *row.SessionExpiresAt,
+		Assurance: action.Assurance{Methods: a.Methods, Level: int(a.Level), AuthenticatedAt: a.AuthenticatedAt,
+			SecondFactor: acc.MFAEnabled},
+	}, nil
 }
 
 // OwnerKind returns s.Kind: the account actions name themselves after it.
@@ -226,13 +276,15 @@ func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, pl
 	return sess, raw, nil
 }
 
-// issue signs the access token of a committed session.
+// issue signs the access token of a committed session row, with the
+// informational claims of how the session was authenticated.
 func (s *Service) issue(acc *models.Account, sess *models.Session, raw string) (*Issued, error) {
-	token, exp, err := s.Tokens.Issue(s.Kind.Type, acc.ID, sess.ChainID, acc.TokenVersion, action.Client(sess.Client))
+	how := auth.Authentication{Methods: sess.Methods, Time: sess.AuthenticatedAt}
+	token, exp, err := s.Tokens.IssueAuthenticated(s.Kind.Type, acc.ID, sess.ChainID, acc.TokenVersion, action.Client(sess.Client), how)
 	if err != nil {
 		return nil, fmt.Errorf("issue access token: %w", err)
 	}
-	return &Issued{Account: acc, Session: sess, AccessToken: token, AccessExpiresAt: exp, RefreshToken: raw}, nil
+	return &Issued{Account: acc, Session: sess, AccessToken: token, AccessExpiresAt: exp, RefreshToken: raw, Version: 1}, nil
 }
 
 // record writes a security event of the owner in db (the transaction of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -254,6 +255,9 @@ func checkEffect(t *testing.T, f *refreshFixture, e effect, before, after state,
 		if next.RefreshCount != 1 || next.RefreshWindowAt == nil {
 			t.Errorf("successor's budget: %d refreshes in the window of %v, want the first", next.RefreshCount, next.RefreshWindowAt)
 		}
+		if !reflect.DeepEqual(next.Assurance, f.session.Assurance) || !reflect.DeepEqual(iss.Session.Assurance, f.session.Assurance) {
+			t.Errorf("successor's assurance %+v (issued %+v), want the old row's %+v", next.Assurance, iss.Session.Assurance, f.session.Assurance)
+		}
 		if iss.Session.ID != next.ID || auth.HashRefreshToken(iss.RefreshToken) != next.RefreshTokenHash {
 			t.Errorf("issued session %v is not the stored successor %v", iss.Session.ID, next.ID)
 		}
@@ -298,10 +302,15 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 	f.owner = &models.Account{ID: id, Email: id.String() + "@transitions.test", Password: "x", Salt: "x",
 		Timezone: "UTC", Locale: "en", IsActive: true}
 	must(t, svc.Accounts.Create(ctx, db, f.owner))
+	provider := "acme"
 	store := func(expires time.Time) (*models.Session, string) {
 		sess, raw, err := svc.newSession(f.owner.ID, Origin{}, action.App, "ios", now)
 		must(t, err)
 		sess.ExpiresAt = expires
+		// An assurance unlike a fresh login's, which every rotation must
+		// copy as it is.
+		sess.Assurance = models.Assurance{Methods: []string{models.MethodFederated, models.MethodTOTP}, Level: 2,
+			AuthenticatedAt: now.Add(-7 * time.Minute), Provider: &provider}
 		must(t, svc.Sessions.Create(ctx, db, sess))
 		return sess, raw
 	}

@@ -68,10 +68,31 @@ type Caller struct {
 	Session uuid.UUID
 	// SessionExpiresAt is when that session expires unless it is refreshed.
 	SessionExpiresAt time.Time
+	// Assurance is how strongly and how recently that session was
+	// authenticated, as the authenticator read it from the session.
+	Assurance Assurance
 	// Locale is the owner's preferred locale, used for messages.
 	Locale string
 	// Record is the owner record loaded by the owner type's loader, so that
 	// an action needing it does not load it twice. Its dynamic type is the
 	// loader's (for the bundled server, *models.Account).
 	Record any
+}
+
+// Assurance is what an authenticator knows of how a caller's session was
+// authenticated, from the session itself: the facts the framework checks
+// an action's Spec.Reauth against.
+type Assurance struct {
+	// Methods are the authentication methods the session used (RFC 8176
+	// values such as "pwd" and "otp").
+	Methods []string
+	// Level is the authenticator assurance level: 1, or 2 when a second
+	// factor (or an equivalent) was used.
+	Level int
+	// AuthenticatedAt is the session's last interactive authentication
+	// (login, second factor or re-authentication); zero when unknown.
+	AuthenticatedAt time.Time
+	// SecondFactor reports that the owner has a second factor, so that
+	// Spec.Reauth requires Level 2 of its sessions.
+	SecondFactor bool
 }

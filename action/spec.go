@@ -49,7 +49,30 @@ type Spec struct {
 	// cross-site when its Sec-Fetch-Site is "cross-site", or when it
 	// carries an Origin that is neither its own nor an allowed one.
 	SameSite bool
+	// Reauth is what an Owner action requires of how the caller's session
+	// was authenticated, checked by the framework before the action runs
+	// from the caller's Assurance; the zero value requires nothing more
+	// than a valid token.
+	Reauth Reauth
 }
+
+// Reauth is an action's requirement on how the caller's session was
+// authenticated.
+type Reauth uint8
+
+// The requirements, weakest first.
+const (
+	// ReauthNone requires nothing beyond the action's Auth.
+	ReauthNone Reauth = iota
+	// ReauthLevel requires level 2 of a caller whose owner has a second
+	// factor: the session must have used it (password change).
+	ReauthLevel
+	// ReauthRecent is ReauthLevel plus a recent authentication: the
+	// session's last interactive authentication is at most the
+	// framework's configured age (sensitive actions such as turning the
+	// second factor off).
+	ReauthRecent
+)
 
 // RateClass names a budget of credential-taking actions.
 type RateClass string
@@ -61,6 +84,7 @@ const (
 	RateRegister RateClass = "register" // self-registration
 	RateMail     RateClass = "mail"     // actions that send mail
 	RateToken    RateClass = "token"    // actions that redeem a one-time token
+	RateMFA      RateClass = "mfa"      // second factors and re-authentication
 )
 
 // StatusCoder is implemented by results whose success status depends on the

@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -114,7 +115,7 @@ func TestAsymmetricRoundTrip(t *testing.T) {
 			got, err := tk.Parse(user, token)
 			want := Claims{Subject: testID, Session: testSID, Type: user, TokenVersion: 4, Client: action.App,
 				IssuedAt: testT0, ExpiresAt: exp, KeyID: tc.kid}
-			if err != nil || got != want {
+			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("Parse = %+v, %v; want %+v", got, err, want)
 			}
 		})

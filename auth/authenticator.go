@@ -41,6 +41,9 @@ type Principal struct {
 	Record any
 	// SessionExpiresAt is when the token's session expires.
 	SessionExpiresAt time.Time
+	// Assurance is how the token's session was authenticated, read from
+	// the session itself (never from the token's claims).
+	Assurance action.Assurance
 }
 
 // Loader loads the owner with id and checks that its session (the token's
@@ -172,6 +175,7 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string)
 		TokenVersion:     claims.TokenVersion,
 		Session:          claims.Session,
 		SessionExpiresAt: p.SessionExpiresAt,
+		Assurance:        p.Assurance,
 		Locale:           p.Locale,
 		Record:           p.Record,
 	}, nil

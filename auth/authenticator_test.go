@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 	"time"
 
@@ -157,7 +158,7 @@ func checkCaller(tb testing.TB, got, want *action.Caller) {
 	case got == nil && want == nil:
 	case got == nil || want == nil:
 		tb.Errorf("caller: got %+v, want %+v", got, want)
-	case *got != *want:
+	case !reflect.DeepEqual(*got, *want):
 		tb.Errorf("caller: got %+v, want %+v", *got, *want)
 	}
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestVerifiedCache(t *testing.T) {
 	}
 	t.Run("a hit answers the same claims", func(t *testing.T) {
 		got, err := tokens.Parse("user", tok)
-		if err != nil || got != first {
+		if err != nil || !reflect.DeepEqual(got, first) {
 			t.Errorf("got %+v, %v; want %+v", got, err, first)
 		}
 	})

@@ -23,6 +23,8 @@ type wireClaims struct {
 	Nbf          wireDate    `json:"nbf,omitzero"` // never issued, honoured if present
 	Iss          string      `json:"iss"`
 	Aud          string      `json:"aud"`
+	Amr          []string    `json:"amr,omitempty"`
+	AuthTime     wireDate    `json:"auth_time,omitzero"`
 }
 
 // verified checks the claims the jwt validator does not know and converts
@@ -61,7 +63,17 @@ func (c *wireClaims) verified(owner action.OwnerType) (Claims, error) {
 		Client:       client,
 		IssuedAt:     c.Iat.UTC(),
 		ExpiresAt:    c.Exp.UTC(),
+		Methods:      c.Amr,
+		AuthTime:     authTime(c.AuthTime),
 	}, nil
+}
+
+// authTime is the auth_time claim in UTC, zero when absent.
+func authTime(d wireDate) time.Time {
+	if d.IsZero() {
+		return time.Time{}
+	}
+	return d.UTC()
 }
 
 // claimUUID parses a UUID claim in its canonical 36-character form; the

@@ -97,6 +97,22 @@ type Claims struct {
 	// KeyID is the kid of the key that verified the token; empty for an
 	// HS256 token.
 	KeyID string
+	// Methods is the amr claim: how the session was authenticated when the
+	// token was issued. Informational: the service decides from the
+	// session row, never from this claim.
+	Methods []string
+	// AuthTime is the auth_time claim (zero when absent), informational
+	// like Methods.
+	AuthTime time.Time
+}
+
+// Authentication is what an access token says, for information only, of
+// how its session was authenticated: the amr and auth_time claims.
+type Authentication struct {
+	// Methods are RFC 8176 method values, such as "pwd" and "otp".
+	Methods []string
+	// Time is the session's last interactive authentication.
+	Time time.Time
 }
 
 // NewTokens returns an HS256 Tokens with the given secret, issuer, lifetime
@@ -181,8 +197,15 @@ func (t *Tokens) validate() error {
 // session sid, bound to client (web or app) through its audience, and
 // returns it with its expiry. Any non-nil UUIDs are accepted as id and sid;
 // the service's ids are version 7. An asymmetric token carries the kid of
-// the signing key.
+// the signing key. The token carries no amr or auth_time claim: see
+// IssueAuthenticated.
 func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
+	return t.IssueAuthenticated(owner, id, sid, tokenVersion, client, Authentication{})
+}
+
+// IssueAuthenticated is Issue with the amr and auth_time claims of how the
+// session was authenticated (omitted when empty).
+func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client, how Authentication) (token string, expiresAt time.Time, err error) {
 	if err := t.init(); err != nil {
 		return "", time.Time{}, err
 	}
@@ -209,6 +232,10 @@ func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion i
 		Exp:          wireDate{jwt.NumericDate{Time: exp}},
 		Iss:          t.Issuer,
 		Aud:          owner.Audience(client),
+		Amr:          how.Methods,
+	}
+	if !how.Time.IsZero() {
+		wc.AuthTime = wireDate{jwt.NumericDate{Time: how.Time.UTC().Truncate(time.Second)}}
 	}
 	token, err = t.sign(wc)
 	if err != nil {

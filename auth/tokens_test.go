@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestIssueParseRoundTrip(t *testing.T) {
 			}
 			want := Claims{Subject: testID, Session: testSID, Type: tc.owner, TokenVersion: 7, Client: tc.client,
 				IssuedAt: testT0, ExpiresAt: testT0.Add(15 * time.Minute)}
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("claims: got %+v, want %+v", got, want)
 			}
 			payload := decodePayload(t, token)
@@ -190,7 +191,7 @@ func TestParseRejects(t *testing.T) {
 			if !errors.Is(err, ErrInvalidToken) || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("Parse: got (%+v, %v), want ErrInvalidToken because %s", got, err, tc.why)
 			}
-			if got != (Claims{}) {
+			if !reflect.DeepEqual(got, Claims{}) {
 				t.Errorf("claims: got %+v, want zero", got)
 			}
 		})
@@ -338,5 +339,36 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := tk.Parse(user, token); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestIssueAuthenticated: the amr and auth_time claims of how the session
+// was authenticated are written and read back; Issue writes neither.
+func TestIssueAuthenticated(t *testing.T) {
+	now := testT0.Add(500 * time.Millisecond)
+	tk, err := NewTokens(testSecret, "actionkit", 15*time.Minute, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	authAt := testT0.Add(-3*time.Minute + 700*time.Millisecond)
+	token, _, err := tk.IssueAuthenticated("user", testID, testSID, 1, action.Web,
+		Authentication{Methods: []string{"pwd", "otp"}, Time: authAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tk.Parse("user", token)
+	if err != nil || !reflect.DeepEqual(got.Methods, []string{"pwd", "otp"}) || !got.AuthTime.Equal(authAt.Truncate(time.Second)) {
+		t.Errorf("claims %+v, %v: want amr [pwd otp] and auth_time %v", got, err, authAt.Truncate(time.Second))
+	}
+	payload := decodePayload(t, token)
+	if payload["auth_time"] != float64(authAt.Unix()) {
+		t.Errorf("auth_time %v, want whole seconds %d", payload["auth_time"], authAt.Unix())
+	}
+	plain, _, err := tk.Issue("user", testID, testSID, 1, action.Web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := decodePayload(t, plain); p["amr"] != nil || p["auth_time"] != nil {
+		t.Errorf("Issue wrote %v", p)
 	}
 }

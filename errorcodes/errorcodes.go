@@ -98,7 +98,12 @@ type Error struct {
 	Fields map[string]FieldError
 	// RetryAfter, when positive, is sent as the Retry-After header.
 	RetryAfter time.Duration
-	cause      error
+	// Details, when not nil, is a struct whose JSON members are added to
+	// the error body beside the code and message, such as the one-time
+	// handle of a login that needs a second factor. They must not repeat
+	// the body's own keys.
+	Details any
+	cause   error
 }
 
 // Error returns the code's identifier, and the cause's text when wrapped.

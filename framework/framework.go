@@ -87,6 +87,9 @@ type Config struct {
 	// UnavailableRetryAfter is the Retry-After of the 503 answered when a
 	// dependency is unreachable; 0 means DefaultUnavailableRetryAfter.
 	UnavailableRetryAfter time.Duration
+	// Reauthentication configures the check of Spec.Reauth; Register
+	// refuses an action declaring a requirement without it.
+	Reauthentication *Reauthentication
 }
 
 // DefaultUnavailableRetryAfter is the Retry-After of an answer to a

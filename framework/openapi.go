@@ -37,6 +37,12 @@ type OpenAPIInfo struct {
 	// Routes documents plain handlers mounted with Handle, which declare no
 	// arguments or results the framework could read.
 	Routes []RouteDoc
+	// ErrorDetails documents the members some codes add to the error body
+	// (errorcodes.Error.Details): for each such code, a value of the struct
+	// its answers carry. Every error answer is documented as closed, so an
+	// answer carrying members not documented here fails a check against
+	// the document.
+	ErrorDetails map[errorcodes.Code]any
 }
 
 // RouteDoc documents a plain handler mounted with Handle.
@@ -95,6 +101,8 @@ type (
 		RequestBody *oaRequestBody         `json:"requestBody,omitempty"`
 		Responses   map[string]oaResponse  `json:"responses"`
 		Security    *[]map[string][]string `json:"security,omitempty"`
+		// Reauth names the action's Spec.Reauth requirement, if any.
+		Reauth string `json:"x-reauthentication,omitempty"`
 	}
 	oaParameter struct {
 		Ref         string `json:"$ref,omitempty"`
@@ -144,7 +152,9 @@ type (
 // arguments as query parameters, the other methods as a JSON or form body
 // (the query string is accepted too, as the operation's description says);
 // X-Client and X-Platform are header parameters; an Owner(t) action
-// requires the security scheme "jwt-<t>"; the success body is the result
+// requires the security scheme "jwt-<t>"; an action with a Spec.Reauth
+// requirement names it in the extension x-reauthentication ("recent" or
+// "second-factor") and documents the refusal's code; the success body is the result
 // struct's JSON fields beside status and success (202 too when the result
 // implements action.StatusCoder); and the error answers are grouped by
 // status, each listing the codes of Spec.Errors, info.Errors and the

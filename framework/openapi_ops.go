@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,6 +82,7 @@ func (g *openAPIGen) actionOperation(d Descriptor, m string) oaOperation {
 		Tags:        []string{g.tag(actionTag(s.Path))},
 		Parameters:  []oaParameter{{Ref: "#/components/parameters/X-Client"}, {Ref: "#/components/parameters/X-Platform"}},
 		Responses:   g.actionResponses(d, m == http.MethodHead),
+		Reauth:      reauthName(s.Reauth),
 	}
 	if m == http.MethodGet || m == http.MethodHead {
 		for _, a := range d.Args {
@@ -138,6 +140,7 @@ func (g *openAPIGen) actionDescription(s action.Spec, m string) string {
 			fmt.Fprintf(&b, " issued to a client of type %s", strings.Join(cs, " or "))
 		}
 		b.WriteString("; any other caller gets 401 UNAUTHORIZED.")
+		g.reauthDescription(&b, s)
 	case action.KindLoggedOut:
 		fmt.Fprintf(&b, "The caller must be logged out: a valid `%s` access token is refused with 401 UNAUTHORIZED (a missing or invalid one is ignored).", g.f.conv.Security(s.Auth.Owner).Name)
 	default:
@@ -187,6 +190,9 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 	if d.Spec.SameSite {
 		codes = append(codes, errorcodes.Forbidden)
 	}
+	if r := g.f.cfg.Reauthentication; d.Spec.Reauth != action.ReauthNone && r != nil {
+		codes = append(codes, r.Code(d.Spec.Auth.Owner))
+	}
 	codes = append(codes, g.info.Errors...)
 	codes = append(codes, errorcodes.ServiceUnavailable, errorcodes.InternalServerError)
 	for st, group := range groupCodes(codes) {
@@ -233,10 +239,17 @@ func (g *openAPIGen) errorResponse(owner string, codes []errorcodes.Code, head b
 		ids[i] = c.ID()
 		fmt.Fprintf(&b, "\n- `%s`: %s", c.ID(), g.f.catalog.Message(errorcodes.DefaultLocale, c))
 	}
-	body := Schema{"allOf": []any{
+	parts := []any{
 		Schema{"$ref": "#/components/schemas/Error"},
 		Schema{"properties": Schema{"status": Schema{"const": status}, "error": Schema{"enum": ids}}},
-	}}
+	}
+	for _, c := range codes {
+		if details, ok := g.details(c); ok {
+			parts = append(parts, Schema{"if": Schema{"properties": Schema{"error": Schema{"const": c.ID()}}}, "then": details})
+		}
+	}
+	// Closed: a member no part documents is refused.
+	body := Schema{"allOf": parts, "unevaluatedProperties": false}
 	r := g.response(b.String(), "application/json", body, head)
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		r.Headers["Retry-After"] = Schema{"$ref": "#/components/headers/Retry-After"}
@@ -250,6 +263,44 @@ func (g *openAPIGen) errorResponse(owner string, codes []errorcodes.Code, head b
 	}
 	g.comp.Responses[name] = r
 	return oaResponse{Ref: "#/components/responses/" + name}
+}
+
+// details returns the schema of the members code c adds to the error
+// body, if info.ErrorDetails documents any.
+func (g *openAPIGen) details(c errorcodes.Code) (Schema, bool) {
+	for code, v := range g.info.ErrorDetails {
+		if code.ID() != c.ID() {
+			continue
+		}
+		t := reflect.TypeOf(v)
+		if t == nil || t.Kind() != reflect.Struct {
+			g.fail("the error details of %s are not a struct", c.ID())
+			return nil, false
+		}
+		for _, f := range jsonFields(t) {
+			if _, taken := errorSchema()["properties"].(Schema)[f.name]; taken || f.name == "success" {
+				g.fail("the error details of %s declare %q, a key of every error body", c.ID(), f.name)
+			}
+		}
+		return g.structRef(t, false), true
+	}
+	return nil, false
+}
+
+// reauthDescription states an action's Spec.Reauth requirement.
+func (g *openAPIGen) reauthDescription(b *strings.Builder, s action.Spec) {
+	r := g.f.cfg.Reauthentication
+	if s.Reauth == action.ReauthNone || r == nil {
+		return
+	}
+	code := r.Code(s.Auth.Owner).ID()
+	switch s.Reauth {
+	case action.ReauthLevel:
+		fmt.Fprintf(b, " When the owner has a second factor, the session must have used it; otherwise the answer is 403 %s.", code)
+	case action.ReauthRecent:
+		fmt.Fprintf(b, " Sensitive: the session's last interactive authentication must be at most %s old and, when the owner has a second factor, have used it; otherwise the answer is 403 %s.",
+			r.MaxAge, code)
+	}
 }
 
 // routeItem documents a plain route.

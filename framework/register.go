@@ -36,6 +36,7 @@ var (
 func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	spec := a.Spec()
 	checkSpec(spec, f.conv.Clients)
+	checkReauthSpec(spec, f.cfg.Reauthentication)
 	if owner, taken := f.paths[spec.Path]; taken {
 		panic(fmt.Sprintf("framework: %s: path %s is already taken by %q", spec.Name, spec.Path, owner))
 	}
@@ -138,6 +139,10 @@ func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Caller != nil {
 		req.Locale = f.resolveLocale(req.Caller, vals["lang"], r.Header.Get("Accept-Language"))
 		st.locale = req.Locale
+	}
+	if err := f.checkReauth(r.Context(), rt.spec, req.Caller); err != nil {
+		f.writeError(w, r, err, nil)
+		return
 	}
 	in := new(I)
 	if errs := rt.schema.decode(vals, reflect.ValueOf(in).Elem()); errs != nil {

@@ -101,7 +101,12 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 		body.RequestID = st.id
 	}
 	raw, merr := json.Marshal(body)
+	if merr == nil && e.Details != nil {
+		raw, merr = withDetails(raw, e.Details)
+	}
 	if merr != nil {
+		f.log.Error("error body", "error", merr, "code", e.Code.ID())
+		e, cookies = errorcodes.InternalServerError.New(), nil
 		raw = []byte(`{"status":500,"success":false,"error":"INTERNAL_SERVER_ERROR"}`)
 	}
 	h := w.Header()
@@ -117,6 +122,23 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(raw)
 	}
+}
+
+// withDetails adds the members of details, a struct encoded as a JSON
+// object, to the error body raw.
+func withDetails(raw []byte, details any) ([]byte, error) {
+	extra, err := json.Marshal(details)
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) < 2 || extra[0] != '{' {
+		return nil, errors.New("framework: error details are not a JSON object")
+	}
+	if len(extra) == 2 {
+		return raw, nil
+	}
+	out := append(raw[:len(raw)-1:len(raw)-1], ',')
+	return append(out, extra[1:]...), nil
 }
 
 // StatusClientClosedRequest is the status recorded (in the access log and

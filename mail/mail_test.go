@@ -23,6 +23,7 @@ func TestRenderEveryKindAndLocale(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"en": "expires in 30 minutes", "es": "caduca en 30 minutos", "zh-TW": "30 分鐘"}
+	linked := map[string]bool{PasswordReset: true, EmailVerify: true}
 	for _, loc := range locales {
 		for _, kind := range Kinds {
 			r, err := tpl.Render(Message{Kind: kind, To: "ada@example.com", Locale: loc,
@@ -32,6 +33,15 @@ func TestRenderEveryKindAndLocale(t *testing.T) {
 			}
 			if r.Locale != loc || r.Subject == "" || strings.Contains(r.Subject, "\n") {
 				t.Errorf("%s %s: locale %q subject %q", loc, kind, r.Locale, r.Subject)
+			}
+			if !linked[kind] {
+				// A notice names the account, carries no link, and has
+				// both parts in its language.
+				if !strings.Contains(r.Text, "ada@example.com") || !strings.Contains(r.HTML, "ada@example.com") ||
+					strings.Contains(r.Text, "http") || strings.Contains(r.HTML, "href") || !strings.Contains(r.HTML, `lang="`+loc+`"`) {
+					t.Errorf("%s %s: notice:\n%s\n%s", loc, kind, r.Text, r.HTML)
+				}
+				continue
 			}
 			if !strings.Contains(r.Text, "http://x.test/demo#reset=abc&x=<b>") || !strings.Contains(r.Text, want[loc]) {
 				t.Errorf("%s %s: text lacks the link or the lifetime:\n%s", loc, kind, r.Text)

@@ -1,5 +1,6 @@
 // Package mail renders the account mails (password reset, address
-// verification) in the recipient's locale from templates embedded in the
+// verification, notices of changes to the second factor) in the
+// recipient's locale from templates embedded in the
 // binary, and delivers them from a background job over SMTP.
 //
 // A mail is queued in two parts: its content, link included, under a Redis
@@ -24,11 +25,17 @@ import (
 const (
 	PasswordReset = "password_reset"
 	EmailVerify   = "email_verify"
+	// Notices of changes to the second factor: they carry no link and no
+	// secret.
+	MFAEnabled       = "mfa_enabled"
+	MFADisabled      = "mfa_disabled"
+	RecoveryCodeUsed = "recovery_code_used"
+	MFAReset         = "mfa_reset"
 )
 
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
-var Kinds = []string{PasswordReset, EmailVerify}
+var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset}
 
 //go:embed templates
 var embedded embed.FS

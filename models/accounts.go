@@ -26,18 +26,21 @@ type OwnerTables struct {
 	// OwnerColumn is the column of Sessions that references Owners, such as
 	// "user_id".
 	OwnerColumn string
+	// Type is the owner_type of its rows in the tables every owner type
+	// shares (security_events, mfa_totp, ...), such as "user".
+	Type string
 }
 
 // UserTables names the tables of end users.
-var UserTables = OwnerTables{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id"}
+var UserTables = OwnerTables{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id", Type: "user"}
 
 // AdminTables names the tables of admins.
-var AdminTables = OwnerTables{Owners: "admins", Sessions: "admin_sessions", OwnerColumn: "admin_id"}
+var AdminTables = OwnerTables{Owners: "admins", Sessions: "admin_sessions", OwnerColumn: "admin_id", Type: "admin"}
 
 // mustValidate panics unless every name of t is a plain lowercase
 // identifier; a bad name is a programming error, found at start-up.
 func (t OwnerTables) mustValidate() {
-	for _, name := range []string{t.Owners, t.Sessions, t.OwnerColumn} {
+	for _, name := range []string{t.Owners, t.Sessions, t.OwnerColumn, t.Type} {
 		if !isIdent(name) {
 			panic(fmt.Sprintf("models: name %q in %+v does not match ^[a-z_]+$", name, t))
 		}
@@ -68,6 +71,12 @@ type Account struct {
 	UpdatedAt    time.Time  `db:"updated_at"`
 	// EmailVerifiedAt is when the owner proved the address, or nil.
 	EmailVerifiedAt *time.Time `db:"email_verified_at"`
+	// MFAEnabled reports a confirmed second factor; it is derived (see
+	// secondFactorSQL), never written.
+	MFAEnabled bool `db:"mfa_enabled"`
+	// HasPassword reports that the owner can log in with a password; it is
+	// derived from the password column, never written.
+	HasPassword bool `db:"has_password"`
 }
 
 // normalize converts every timestamp of a to UTC.
@@ -83,6 +92,31 @@ func (a *Account) normalize() {
 const accountColumns = `id, email, password, salt, first_name, last_name, timezone, locale,
 	is_active, deleted_at, login_count, last_login_at, token_version, created_at, updated_at,
 	email_verified_at`
+
+// accountSelect lists what a SELECT or RETURNING reads of an account of
+// t whose columns are qualified by q ("users." or "o."): the stored
+// columns, then the derived mfa_enabled and has_password.
+func accountSelect(t OwnerTables, q string) string {
+	var cols []string
+	for _, c := range strings.Split(accountColumns, ",") {
+		cols = append(cols, q+strings.TrimSpace(c))
+	}
+	return strings.Join(cols, ", ") + `, ` + derivedAccountColumns(t, q)
+}
+
+// derivedAccountColumns are mfa_enabled and has_password of the account
+// whose columns are qualified by q.
+func derivedAccountColumns(t OwnerTables, q string) string {
+	return secondFactorSQL(t, q+`id`) + ` AS mfa_enabled, (` + q + `password IS NOT NULL AND ` + q + `password <> '') AS has_password`
+}
+
+// secondFactorSQL is true when the owner of t whose id is the SQL
+// expression owner has a confirmed second factor: the one place that
+// says what counts as one (a confirmed TOTP secret).
+func secondFactorSQL(t OwnerTables, owner string) string {
+	return `EXISTS (SELECT 1 FROM mfa_totp f WHERE f.owner_type = '` + t.Type + `' AND f.owner_id = ` + owner + `
+		AND f.confirmed_at IS NOT NULL)`
+}
 
 // AccountStore reads and writes the accounts of one owner type. Its SQL is
 // built once by NewAccountStore; it is safe for concurrent use.
@@ -110,7 +144,8 @@ func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
 // a name in t is not a plain lowercase identifier.
 func NewAccountStore(t OwnerTables) *AccountStore {
 	t.mustValidate()
-	sel := `SELECT ` + accountColumns + ` FROM ` + t.Owners
+	sel := `SELECT ` + accountSelect(t, t.Owners+".") + ` FROM ` + t.Owners
+	returning := ` RETURNING ` + accountSelect(t, t.Owners+".")
 	upd := `UPDATE ` + t.Owners + ` SET `
 	return &AccountStore{accountQueries: accountQueries{
 		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
@@ -121,42 +156,47 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		// lower(email) on both sides so the unique index on lower(email) serves it.
 		byEmail: sel + ` WHERE lower(email) = lower($1)`,
 		recordLogin: upd + `login_count = login_count + 1, last_login_at = $2, updated_at = $2
-			WHERE id = $1 AND is_active AND deleted_at IS NULL
-			RETURNING ` + accountColumns,
+			WHERE id = $1 AND is_active AND deleted_at IS NULL` + returning,
 		setPassword:      upd + `password = $2, salt = $3, updated_at = $4 WHERE id = $1`,
 		bumpTokenVersion: upd + `token_version = token_version + 1, updated_at = $2 WHERE id = $1 RETURNING token_version`,
 		lockForUpdate:    sel + ` WHERE id = $1 FOR NO KEY UPDATE`,
 		setActive:        upd + `is_active = $2, updated_at = $3 WHERE id = $1`,
 		softDelete:       upd + `deleted_at = COALESCE(deleted_at, $2), updated_at = $2 WHERE id = $1`,
-		verifyEmail: upd + `email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1
-			RETURNING ` + accountColumns,
-		byIDWithSession: byIDWithSessionSQL(t),
-		liveSessions:    liveSessionsSQL(t),
-		restore:         upd + `deleted_at = NULL, updated_at = $2 WHERE id = $1`,
-		list:            listAccountsSQL(t),
+		verifyEmail:      upd + `email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1` + returning,
+		byIDWithSession:  byIDWithSessionSQL(t),
+		liveSessions:     liveSessionsSQL(t),
+		restore:          upd + `deleted_at = NULL, updated_at = $2 WHERE id = $1`,
+		list:             listAccountsSQL(t),
 	}}
 }
 
 // byIDWithSessionSQL reads an owner by primary key (every column but the
-// password hash and salt, which authentication does not need) and, in the
-// same statement, the expiry of the live row of its session chain $2: the
-// row that is not revoked, found through the partial index on chain_id (a
+// password hash and salt, which authentication does not need, and the
+// derived mfa_enabled and has_password) and, in the same statement, the
+// expiry and assurance of the live row of its session chain $2: the row
+// that is not revoked, found through the partial index on chain_id (a
 // chain has at most one; LIMIT 1 spares the planner the proof). The expiry
-// is compared in Go, so that no condition on expires_at can lure the planner
-// to another index. One round trip per authenticated request.
+// is compared in Go, so that no condition on expires_at can lure the
+// planner to another index. One round trip per authenticated request.
 func byIDWithSessionSQL(t OwnerTables) string {
-	return `SELECT ` + authColumns + `,
-		(SELECT s.expires_at FROM ` + t.Sessions + ` s
-			WHERE s.chain_id = $2 AND s.revoked_at IS NULL AND s.` + t.OwnerColumn + ` = $1
-			LIMIT 1) AS session_expires_at
-		FROM ` + t.Owners + ` WHERE id = $1`
+	var cols []string
+	for _, c := range strings.Split(authColumns, ",") {
+		cols = append(cols, "o."+strings.TrimSpace(c))
+	}
+	return `SELECT ` + strings.Join(cols, ", ") + `, ` + derivedAccountColumns(t, "o.") + `,
+		s.expires_at, s.auth_methods, s.aal, s.authenticated_at, s.provider
+		FROM ` + t.Owners + ` o LEFT JOIN LATERAL (
+			SELECT expires_at, auth_methods, aal, authenticated_at, provider FROM ` + t.Sessions + `
+			WHERE chain_id = $2 AND revoked_at IS NULL AND ` + t.OwnerColumn + ` = $1
+			LIMIT 1) s ON true
+		WHERE o.id = $1`
 }
 
 // listAccountsSQL pages through the owners newest first, filtered by an
 // escaped lowercase e-mail substring ($1, empty for all), a status ($2) and
 // a keyset cursor ($3, $4: the created_at and id of the last row seen).
 func listAccountsSQL(t OwnerTables) string {
-	return `SELECT ` + accountColumns + ` FROM ` + t.Owners + `
+	return `SELECT ` + accountSelect(t, t.Owners+".") + ` FROM ` + t.Owners + `
 		WHERE ($1 = '' OR lower(email) LIKE '%' || $1 || '%' ESCAPE '\')
 		AND CASE $2::text
 			WHEN 'active' THEN is_active AND deleted_at IS NULL
@@ -181,6 +221,7 @@ func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
 		return storeErr("create account", err)
 	}
 	a.normalize()
+	a.HasPassword = a.Password != "" // derived as the reads derive it; a new account has no second factor
 	return nil
 }
 
@@ -249,21 +290,22 @@ func (s *AccountStore) SetActive(ctx context.Context, db DB, id uuid.UUID, activ
 	return execOne(ctx, s.q, db, "set active", s.setActive, id, active, now)
 }
 
-// authColumns are the columns ByIDWithSession reads, in the order of
-// authDest.
+// authColumns are the stored columns ByIDWithSession reads, in the order
+// of authDest.
 const authColumns = `id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, token_version, created_at, updated_at, email_verified_at`
 
 // authDest lists where ByIDWithSession scans each column of authColumns,
-// then the session's expiry. Scanning into explicit fields spares the
-// hottest statement of the service sqlx's reflection (about a tenth of a
-// read's CPU in a profile); TestChainsAcrossRotation compares the result
-// with ByID's.
+// then the derived ones, then the session's expiry and assurance. Scanning
+// into explicit fields spares the hottest statement of the service sqlx's
+// reflection (about a tenth of a read's CPU in a profile);
+// TestChainsAcrossRotation compares the result with ByID's.
 func authDest(r *AccountSession) []any {
-	a := &r.Account
+	a, s := &r.Account, &r.Session
 	return []any{&a.ID, &a.Email, &a.FirstName, &a.LastName, &a.Timezone, &a.Locale, &a.IsActive, &a.DeletedAt,
 		&a.LoginCount, &a.LastLoginAt, &a.TokenVersion, &a.CreatedAt, &a.UpdatedAt, &a.EmailVerifiedAt,
-		&r.SessionExpiresAt}
+		&a.MFAEnabled, &a.HasPassword,
+		&r.SessionExpiresAt, &s.Methods, &r.level, &r.authenticatedAt, &s.Provider}
 }
 
 // AccountSession is what ByIDWithSession reads.
@@ -271,13 +313,19 @@ type AccountSession struct {
 	Account
 	// SessionExpiresAt is the expiry of the session's live row, nil when
 	// the session is not live (ended, expired, unknown, or another owner's).
-	SessionExpiresAt *time.Time `db:"session_expires_at"`
+	SessionExpiresAt *time.Time
+	// Session is how the live row was authenticated (zero when it is not
+	// live).
+	Session Assurance
+
+	level           *int16     // the live row's aal, if any
+	authenticatedAt *time.Time // and its authenticated_at
 }
 
 // ByIDWithSession returns the account with id, whatever its flags, with the
-// expiry of its session chain when that session is live at now, in one
-// statement; ErrNotFound means no such account. The account's Password and
-// Salt are left empty.
+// expiry and assurance of its session chain when that session is live at
+// now, in one statement; ErrNotFound means no such account. The account's
+// Password and Salt are left empty.
 func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, chain uuid.UUID, now time.Time) (*AccountSession, error) {
 	var row AccountSession
 	if err := s.q.rowx(ctx, db, s.byIDWithSession, id, chain).Scan(authDest(&row)...); err != nil {
@@ -288,6 +336,11 @@ func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, chain uui
 	if row.SessionExpiresAt != nil && !row.SessionExpiresAt.After(now) {
 		row.SessionExpiresAt = nil // expired
 	}
+	if row.SessionExpiresAt == nil || row.level == nil || row.authenticatedAt == nil {
+		row.Session = Assurance{}
+		return &row, nil
+	}
+	row.Session.Level, row.Session.AuthenticatedAt = *row.level, row.authenticatedAt.UTC()
 	return &row, nil
 }
 

@@ -27,6 +27,7 @@ func TestAccountCreateAndRead(t *testing.T) {
 				CreatedAt: now.Add(-2 * time.Hour), UpdatedAt: now,
 			}
 			want := *a
+			want.HasPassword = true // derived from the password column
 			if err := store.Create(ctx, db, a); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
@@ -348,12 +349,14 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 
 func TestNewStoresRejectBadNames(t *testing.T) {
 	bad := []models.OwnerTables{
-		{Owners: "", Sessions: "s", OwnerColumn: "c"},
-		{Owners: "Users", Sessions: "user_sessions", OwnerColumn: "user_id"},
-		{Owners: "users; DROP TABLE users", Sessions: "user_sessions", OwnerColumn: "user_id"},
-		{Owners: "users", Sessions: "user sessions", OwnerColumn: "user_id"},
-		{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id2"},
-		{Owners: "public.users", Sessions: "user_sessions", OwnerColumn: "user_id"},
+		{Owners: "", Sessions: "s", OwnerColumn: "c", Type: "t"},
+		{Owners: "Users", Sessions: "user_sessions", OwnerColumn: "user_id", Type: "user"},
+		{Owners: "users; DROP TABLE users", Sessions: "user_sessions", OwnerColumn: "user_id", Type: "user"},
+		{Owners: "users", Sessions: "user sessions", OwnerColumn: "user_id", Type: "user"},
+		{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id2", Type: "user"},
+		{Owners: "public.users", Sessions: "user_sessions", OwnerColumn: "user_id", Type: "user"},
+		{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id"},
+		{Owners: "users", Sessions: "user_sessions", OwnerColumn: "user_id", Type: "user'"},
 	}
 	for _, tables := range bad {
 		for name, build := range map[string]func(){

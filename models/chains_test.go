@@ -34,7 +34,17 @@ func TestChainsAcrossRotation(t *testing.T) {
 				t.Fatal(err)
 			}
 			other := createAccount(t, db, tables, "other@x.io")
-			first := createSession(t, db, store, newSession(t, owner.ID, now.Add(-time.Hour)))
+			// A confirmed second factor shows in every read of the owner.
+			if _, err := db.ExecContext(ctx, `INSERT INTO mfa_totp (id, owner_type, owner_id, secret_ciphertext, secret_nonce, confirmed_at)
+				VALUES ($1, $2, $3, '\x00', '\x000000000000000000000000', now())`, newID(t), tables.Type, owner.ID); err != nil {
+				t.Fatal(err)
+			}
+			provider := "acme"
+			assured := models.Assurance{Methods: []string{models.MethodFederated, models.MethodTOTP}, Level: 2,
+				AuthenticatedAt: now.Add(-30 * time.Minute), Provider: &provider}
+			firstRow := newSession(t, owner.ID, now.Add(-time.Hour))
+			firstRow.Assurance = assured
+			first := createSession(t, db, store, firstRow)
 			if first.ChainID != first.ID || !first.LoginAt.Equal(first.CreatedAt) {
 				t.Fatalf("first row: chain %v login %v, want its own id and creation", first.ChainID, first.LoginAt)
 			}
@@ -50,17 +60,22 @@ func TestChainsAcrossRotation(t *testing.T) {
 			if _, err := store.RotateLive(ctx, db, second.RefreshTokenHash, third, now, models.RefreshBudget{}); err != nil {
 				t.Fatal(err)
 			}
-			for _, id := range []any{second.ID, third.ID} {
-				var row models.Session
-				if err := db.GetContext(ctx, &row, `SELECT chain_id, login_at FROM `+tables.Sessions+` WHERE id = $1`, id); err != nil {
+			for _, id := range []uuid.UUID{second.ID, third.ID} {
+				row, err := store.ByID(ctx, db, id)
+				if err != nil {
 					t.Fatal(err)
 				}
-				if row.ChainID != first.ID || !row.LoginAt.Equal(first.LoginAt) {
-					t.Errorf("row %v: chain %v login %v, want %v %v", id, row.ChainID, row.LoginAt, first.ID, first.LoginAt)
+				if row.ChainID != first.ID || !row.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(row.Assurance, assured) {
+					t.Errorf("row %v: chain %v login %v assurance %+v, want %v %v %+v", id, row.ChainID, row.LoginAt, row.Assurance,
+						first.ID, first.LoginAt, assured)
 				}
 			}
-			if third.ChainID != first.ID || !third.LoginAt.Equal(first.LoginAt) {
-				t.Errorf("RotateLive's successor: chain %v login %v", third.ChainID, third.LoginAt)
+			if third.ChainID != first.ID || !third.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(third.Assurance, assured) {
+				t.Errorf("RotateLive's successor: chain %v login %v assurance %+v", third.ChainID, third.LoginAt, third.Assurance)
+			}
+			if row, err := accounts.ByIDWithSession(ctx, db, owner.ID, first.ID, now); err != nil || !reflect.DeepEqual(row.Session, assured) ||
+				!row.MFAEnabled || !row.HasPassword {
+				t.Errorf("ByIDWithSession: %+v, %v, want the chain's assurance, mfaEnabled and hasPassword", row, err)
 			}
 			live, err := store.LiveInChain(ctx, db, owner.ID, first.ID)
 			if err != nil || live.ID != third.ID {

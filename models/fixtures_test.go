@@ -64,6 +64,7 @@ func newSession(t testing.TB, owner uuid.UUID, now time.Time) *models.Session {
 	return &models.Session{
 		ID: newID(t), OwnerID: owner, RefreshTokenHash: randomHex(t, 32),
 		ExpiresAt: now.Add(60 * 24 * time.Hour), Client: "web", Platform: "web",
+		Assurance: models.Assurance{Methods: []string{models.MethodPassword}, Level: 1},
 	}
 }
 

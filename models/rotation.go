@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 )
 
 // lockOwnerAndReadSQL reads a session and its owner and locks the owner's
@@ -23,7 +24,7 @@ func lockOwnerAndReadSQL(t OwnerTables, rest string) string {
 		}
 		aliased[i] = `s.` + name + ` AS "s.` + alias + `"`
 	}
-	return `SELECT ` + prefixedAccountColumns() + `, ` + strings.Join(aliased, ", ") + `
+	return `SELECT ` + accountSelect(t, "o.") + `, ` + strings.Join(aliased, ", ") + `
 		FROM ` + t.Owners + ` o JOIN ` + t.Sessions + ` s ON s.` + t.OwnerColumn + ` = o.id
 		WHERE s.refresh_token_hash = $1 FOR NO KEY UPDATE OF o`
 }
@@ -52,15 +53,6 @@ func (s *SessionStore) LockOwnerAndRead(ctx context.Context, db DB, hash string)
 	return &row.Account, &row.Session, nil
 }
 
-// prefixed lists the account columns as "o.<column>".
-func prefixedAccountColumns() string {
-	var cols []string
-	for _, c := range strings.Split(accountColumns, ",") {
-		cols = append(cols, "o."+strings.TrimSpace(c))
-	}
-	return strings.Join(cols, ", ")
-}
-
 // rotateLiveSQL is the rotation of the common case in one statement. Its
 // CTEs lock the owner's row first (old joins owner, so owner is read and
 // locked before old), then the session's, which keeps the lock order of
@@ -77,7 +69,8 @@ func rotateLiveSQL(t OwnerTables) string {
 		FOR NO KEY UPDATE
 	), old AS (
 		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform, s.chain_id, s.login_at,
-			COALESCE(s.refresh_window_at > $9, false) AS within, s.refresh_window_at, s.refresh_count
+			COALESCE(s.refresh_window_at > $9, false) AS within, s.refresh_window_at, s.refresh_count,
+			s.auth_methods, s.aal, s.authenticated_at, s.provider
 		FROM ` + t.Sessions + ` s JOIN o ON o.id = s.` + t.OwnerColumn + `
 		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
 			AND o.is_active AND o.deleted_at IS NULL
@@ -86,21 +79,25 @@ func rotateLiveSQL(t OwnerTables) string {
 	), ins AS (
 		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
 			user_agent, ip_address, client, platform, created_at, updated_at, chain_id, login_at,
-			refresh_window_at, refresh_count)
+			refresh_window_at, refresh_count, auth_methods, aal, authenticated_at, provider)
 		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2,
 			old.chain_id, old.login_at,
 			CASE WHEN old.within THEN old.refresh_window_at ELSE $2 END,
-			CASE WHEN old.within THEN old.refresh_count + 1 ELSE 1 END FROM old
-		RETURNING id, client, platform, chain_id, login_at, refresh_window_at, refresh_count
+			CASE WHEN old.within THEN old.refresh_count + 1 ELSE 1 END,
+			old.auth_methods, old.aal, old.authenticated_at, old.provider FROM old
+		RETURNING id, client, platform, chain_id, login_at, refresh_window_at, refresh_count,
+			auth_methods, aal, authenticated_at, provider
 	), upd AS (
 		UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = ins.id,
 			last_used_at = $2, updated_at = $2
 		FROM ins, old WHERE ` + t.Sessions + `.id = old.id
 		RETURNING ` + t.Sessions + `.id
 	)
-	SELECT ` + prefixedAccountColumns() + `, ins.client AS next_client, ins.platform AS next_platform,
+	SELECT ` + accountSelect(t, "o.") + `, ins.client AS next_client, ins.platform AS next_platform,
 		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at,
-		ins.refresh_window_at AS next_refresh_window_at, ins.refresh_count AS next_refresh_count
+		ins.refresh_window_at AS next_refresh_window_at, ins.refresh_count AS next_refresh_count,
+		ins.auth_methods AS next_auth_methods, ins.aal AS next_aal,
+		ins.authenticated_at AS next_authenticated_at, ins.provider AS next_provider
 	FROM o CROSS JOIN ins WHERE EXISTS (SELECT 1 FROM upd)`
 }
 
@@ -113,6 +110,15 @@ type rotatedRow struct {
 	NextLoginAt         time.Time `db:"next_login_at"`
 	NextRefreshWindowAt time.Time `db:"next_refresh_window_at"`
 	NextRefreshCount    int       `db:"next_refresh_count"`
+	nextAssurance
+}
+
+// nextAssurance is the assurance rotateLiveSQL copies to the new row.
+type nextAssurance struct {
+	Methods         pq.StringArray `db:"next_auth_methods"`
+	Level           int16          `db:"next_aal"`
+	AuthenticatedAt time.Time      `db:"next_authenticated_at"`
+	Provider        *string        `db:"next_provider"`
 }
 
 // RotateLive rotates, in one statement outside any transaction, the
@@ -121,8 +127,8 @@ type rotatedRow struct {
 // chain has not spent budget: next is inserted with the old session's
 // owner, client and platform, and the old session becomes rotated. Next's
 // ID, RefreshTokenHash, ExpiresAt, UserAgent and IPAddress come from the
-// caller; the rest (the chain, its login time and its budget included) is
-// filled in.
+// caller; the rest (the chain, its login time, its budget and its
+// assurance included) is filled in.
 // ErrNotFound means nothing changed because the session is unknown or not
 // live, its owner may not authenticate or its budget is spent: the caller
 // then takes the transaction that handles those cases (replays included).
@@ -139,6 +145,8 @@ func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next 
 	next.ChainID, next.LoginAt = row.NextChainID, row.NextLoginAt.UTC()
 	window := row.NextRefreshWindowAt.UTC()
 	next.RefreshWindowAt, next.RefreshCount = &window, row.NextRefreshCount
+	a := row.nextAssurance
+	next.Assurance = Assurance{Methods: a.Methods, Level: a.Level, AuthenticatedAt: a.AuthenticatedAt.UTC(), Provider: a.Provider}
 	next.CreatedAt, next.UpdatedAt, next.RevokedAt, next.LastUsedAt, next.ReplacedBySessionID = now, now, nil, nil, nil
 	return &row.Account, nil
 }

@@ -27,6 +27,15 @@ const (
 	EventAccountActivated       = "account_activated"
 	EventAccountDeleted         = "account_deleted"
 	EventAccountRestored        = "account_restored"
+
+	// The second factor and re-authentication.
+	EventMFAEnabled               = "mfa_enabled"
+	EventMFADisabled              = "mfa_disabled"
+	EventMFAChallengeFailed       = "mfa_challenge_failed"
+	EventRecoveryCodeUsed         = "recovery_code_used"
+	EventRecoveryCodesRegenerated = "recovery_codes_regenerated"
+	EventMFAReset                 = "mfa_reset"
+	EventReauthenticated          = "reauthenticated"
 )
 
 // SecurityEvent is a row of security_events: one change to an owner's

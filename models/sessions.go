@@ -52,6 +52,8 @@ type Session struct {
 	// refreshes it counted in it: see RefreshBudget.
 	RefreshWindowAt *time.Time `db:"refresh_window_at"`
 	RefreshCount    int        `db:"refresh_count"`
+	// Assurance is how the session was authenticated; rotations copy it.
+	Assurance
 }
 
 // normalize converts every timestamp of s to UTC.
@@ -65,6 +67,7 @@ func (s *Session) normalize() {
 	utc(&s.LoginAt)
 	utcPtr(&s.TheftDetectedAt)
 	utcPtr(&s.RefreshWindowAt)
+	utc(&s.AuthenticatedAt)
 }
 
 // SessionState is the state of a session derived from its columns; it is
@@ -110,6 +113,7 @@ type sessionQueries struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
 	lockOwnerAndRead, rotateLive, markReplaced                                        string
 	listLive, revokeChain, markTheft, liveInChain                                     string
+	reassure                                                                          string
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
@@ -126,15 +130,17 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 	t.mustValidate()
 	rest := `replaced_by_session_id, refresh_token_hash, expires_at, revoked_at,
 		last_used_at, user_agent, ip_address, client, platform, deleted_at, created_at, updated_at,
-		chain_id, login_at, theft_detected_at, refresh_window_at, refresh_count`
+		chain_id, login_at, theft_detected_at, refresh_window_at, refresh_count,
+		auth_methods, aal, authenticated_at, provider`
 	insertCols := `id, ` + t.OwnerColumn + `, ` + rest
 	sel := `SELECT id, ` + t.OwnerColumn + ` AS owner_id, ` + rest + ` FROM ` + t.Sessions
 	revoke := `UPDATE ` + t.Sessions + ` SET revoked_at = $1, updated_at = $1 WHERE revoked_at IS NULL AND `
 	return &SessionStore{sessionQueries: sessionQueries{
 		create: `INSERT INTO ` + t.Sessions + ` (` + insertCols + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17, $18, $19)
-			RETURNING created_at, updated_at, login_at`,
+				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17, $18, $19,
+				$20, $21, COALESCE($22, $13, now()), $23)
+			RETURNING created_at, updated_at, login_at, authenticated_at`,
 		byHash:       sel + ` WHERE refresh_token_hash = $1`,
 		byID:         sel + ` WHERE id = $1`,
 		rotate:       rotateSQL(t.Sessions, insertCols),
@@ -155,6 +161,8 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 			WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 		lockOwnerAndRead: lockOwnerAndReadSQL(t, rest),
 		rotateLive:       rotateLiveSQL(t),
+		reassure: `UPDATE ` + t.Sessions + ` SET auth_methods = $3, aal = $4, authenticated_at = $5, updated_at = $5
+			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NULL`,
 		markReplaced: `UPDATE ` + t.Sessions + ` SET replaced_by_session_id = $3, updated_at = $4
 			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NOT NULL AND replaced_by_session_id IS NULL`,
 	}}
@@ -192,11 +200,13 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 // to roll back, even without a transaction).
 func rotateSQL(table, insertCols string) string {
 	return `WITH old_row AS (
-			SELECT id, chain_id, login_at FROM ` + table + ` WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE
+			SELECT id, chain_id, login_at, auth_methods, aal, authenticated_at, provider
+			FROM ` + table + ` WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE
 		), new_row AS (
 			INSERT INTO ` + table + ` (` + insertCols + `)
 			SELECT $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-				old_row.chain_id, old_row.login_at, NULL, $17, $18 FROM old_row
+				old_row.chain_id, old_row.login_at, NULL, $17, $18,
+				old_row.auth_methods, old_row.aal, old_row.authenticated_at, old_row.provider FROM old_row
 			RETURNING id
 		)
 		UPDATE ` + table + ` AS cur SET revoked_at = $16, replaced_by_session_id = new_row.id,
@@ -208,8 +218,8 @@ func rotateSQL(table, insertCols string) string {
 // CreatedAt is filled by the database with now(); a zero UpdatedAt takes the
 // value of CreatedAt; both are set on sess from RETURNING. A nil ChainID
 // makes the row the first of a new chain (ChainID = ID), and a zero LoginAt
-// takes the value of CreatedAt. ErrDuplicate means the refresh-token hash
-// (or the ID) is already in use.
+// or AuthenticatedAt takes the value of CreatedAt. ErrDuplicate means the
+// refresh-token hash (or the ID) is already in use.
 func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 	if sess.ChainID == uuid.Nil {
 		sess.ChainID = sess.ID
@@ -218,8 +228,9 @@ func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 		sess.RefreshTokenHash, sess.ExpiresAt, sess.RevokedAt, sess.LastUsedAt, jsonText(sess.UserAgent),
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
 		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.ChainID, nullIfZero(sess.LoginAt),
-		sess.TheftDetectedAt, sess.RefreshWindowAt, sess.RefreshCount)
-	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt); err != nil {
+		sess.TheftDetectedAt, sess.RefreshWindowAt, sess.RefreshCount,
+		sess.Methods, sess.Level, nullIfZero(sess.AuthenticatedAt), sess.Provider)
+	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt, &sess.AuthenticatedAt); err != nil {
 		return storeErr("create session", err)
 	}
 	sess.normalize()
@@ -253,9 +264,10 @@ func (s *SessionStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Session,
 // replaced_by_session_id = next.ID. It does so only while the old session
 // is not revoked; otherwise (also when oldID does not exist) nothing is
 // written and Rotate returns ErrConflict. next continues the old session's
-// chain: the database copies chain_id and login_at from the old row (the
-// caller sets next.ChainID and next.LoginAt to the same values), while its
-// refresh budget columns are the caller's (RefreshBudget.Advance). Call it
+// chain: the database copies chain_id, login_at and the assurance from the
+// old row (the caller sets next.ChainID, next.LoginAt and next.Assurance to
+// the same values), while its refresh budget columns are the caller's
+// (RefreshBudget.Advance). Call it
 // inside a transaction and roll back on any error. ErrDuplicate means
 // next's hash or ID is taken.
 func (s *SessionStore) Rotate(ctx context.Context, db DB, oldID uuid.UUID, next *Session, now time.Time) error {
@@ -336,6 +348,14 @@ func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, 
 // revoked (whether or not it expired), or ErrNotFound.
 func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uuid.UUID) (*Session, error) {
 	return s.get(ctx, db, "live session of chain", s.liveInChain, ownerID, chain)
+}
+
+// Reassure records, on the live session row id of ownerID, how it was
+// authenticated again (a re-authentication): its methods, level and
+// authentication time become a's (a.Provider is kept). ErrNotFound means
+// the row is not live any more.
+func (s *SessionStore) Reassure(ctx context.Context, db DB, ownerID, id uuid.UUID, a Assurance) error {
+	return execOne(ctx, s.q, db, "reassure session", s.reassure, id, ownerID, a.Methods, a.Level, a.AuthenticatedAt)
 }
 
 // MarkTheft marks every row of ownerID's chain as having triggered the

@@ -22,7 +22,7 @@ func TestSessionCreateAndRead(t *testing.T) {
 			ctx, store, now := testCtx(t), models.NewSessionStore(tables), testNow()
 			owner := createAccount(t, db, tables, "s@x.io")
 			prev := createSession(t, db, store, newSession(t, owner.ID, now))
-			ip := "203.0.113.9"
+			ip, provider := "203.0.113.9", "acme"
 			used, revoked := now.Add(-time.Minute), now.Add(-time.Second)
 			sess := &models.Session{
 				ID: newID(t), OwnerID: owner.ID, ReplacedBySessionID: &prev.ID,
@@ -31,10 +31,12 @@ func TestSessionCreateAndRead(t *testing.T) {
 				UserAgent: []byte(`{"ua":"Mozilla/5.0","v":[1,2]}`),
 				IPAddress: &ip, Client: "app", Platform: "ios",
 				CreatedAt: now.Add(-time.Hour), UpdatedAt: now,
+				Assurance: models.Assurance{Methods: []string{models.MethodFederated, models.MethodTOTP}, Level: 2, Provider: &provider},
 			}
 			want := *sess
-			// A session without a chain starts its own, at its creation.
-			want.ChainID, want.LoginAt = sess.ID, sess.CreatedAt
+			// A session without a chain starts its own, at its creation,
+			// which is also its last authentication unless given.
+			want.ChainID, want.LoginAt, want.AuthenticatedAt = sess.ID, sess.CreatedAt, sess.CreatedAt
 			// jsonb reads back in its canonical form: spaced, shorter keys first.
 			want.UserAgent = []byte(`{"v": [1, 2], "ua": "Mozilla/5.0"}`)
 			if err := store.Create(ctx, db, sess); err != nil {

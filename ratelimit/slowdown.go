@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/dependency"
 )
 
 // The defaults of SlowDownConfig (CONTRACT.md §10-11).
@@ -130,6 +132,22 @@ func (s *SlowDown) Wait(ctx context.Context, email, ip, device string) time.Dura
 		return 0
 	}
 	return time.Duration(ms) * time.Millisecond
+}
+
+// Check is Wait for an attempt that must not go unchecked (a second
+// factor, whose guesses only this bounds across challenges): when Redis
+// cannot be asked it fails closed with an error marked unavailable
+// (dependency.Unavailable), instead of letting the attempt through.
+func (s *SlowDown) Check(ctx context.Context, email, ip, device string) (time.Duration, error) {
+	reply, err := s.run(ctx, s.check, email, ip, device, "")
+	if err != nil {
+		return 0, dependency.Unavailable("redis", err)
+	}
+	ms, err := redis.Int64(reply, nil)
+	if err != nil {
+		return 0, dependency.Unavailable("redis", err)
+	}
+	return time.Duration(max(ms, 0)) * time.Millisecond, nil
 }
 
 // Failed records a failed attempt (wrong password or unknown e-mail).

@@ -2,9 +2,12 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/dependency"
 )
 
 func newSlowDown(t *testing.T, clock *fakeClock) *SlowDown {
@@ -125,5 +128,32 @@ func TestSlowDownFailsOpen(t *testing.T) {
 	}
 	if n := logs.count("WARN"); n != 1 {
 		t.Fatalf("%d warnings, want 1:\n%s", n, logs)
+	}
+}
+
+// TestSlowDownCheckFailsClosed: Check answers what Wait does while Redis
+// answers, and an error marked unavailable when it does not, where Wait
+// lets the attempt through.
+func TestSlowDownCheckFailsClosed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newFakeClock()
+	s := newSlowDown(t, clock)
+	const email, ip = "check@example.com", "203.0.113.40"
+	for range 5 {
+		if w, err := s.Check(ctx, email, ip, ""); w != 0 || err != nil {
+			t.Fatalf("Check: %v, %v", w, err)
+		}
+		s.Failed(ctx, email, ip, "")
+	}
+	if w, err := s.Check(ctx, email, ip, ""); w != time.Second || err != nil {
+		t.Fatalf("Check after 5 failures: %v, %v; want the first delay", w, err)
+	}
+	dead := NewSlowDown(SlowDownConfig{Pool: newPool(t, dialDead), Prefix: keyPrefix(t), Now: clock.Now, Timeout: slack})
+	if w := dead.Wait(ctx, email, ip, ""); w != 0 {
+		t.Errorf("Wait without Redis: %v, want 0 (open)", w)
+	}
+	if _, err := dead.Check(ctx, email, ip, ""); !errors.Is(err, dependency.ErrUnavailable) {
+		t.Errorf("Check without Redis: %v, want an unavailable dependency", err)
 	}
 }

@@ -103,7 +103,8 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
-	return append(codes, posts.ErrorCodes()...)
+	codes = append(codes, posts.ErrorCodes()...)
+	return append(codes, accounts.SecondFactorErrorCodes()...)
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -120,7 +121,11 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
-	keys, tokens, err := newTokens(cfg, log, db)
+	now := cfg.now
+	if now == nil {
+		now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+	}
+	keys, tokens, err := newTokens(cfg, log, db, now)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 		keys:    keys,
 		hasher:  auth.NewHasher(cfg.Hashing),
 		metrics: newMetrics(),
-		now:     func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		now:     now,
 	}
 	a.metrics.watchHashing(a.hasher.Stats)
 	a.emitter = newEmitter(rc, a.socketKey())

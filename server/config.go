@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/datakey"
 	"github.com/actionkit/actionkit/framework"
@@ -76,6 +77,10 @@ type config struct {
 	// SigningKeyRotation is the age at which a signing key is replaced;
 	// SigningKeyReload how often each instance reloads the keys.
 	SigningKeyRotation, SigningKeyReload time.Duration
+	// MFA configures the second factor (the key is DataKey's), and
+	// ReauthMaxAge how recent an authentication sensitive actions need.
+	MFA          accounts.MFASettings
+	ReauthMaxAge time.Duration
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
@@ -83,6 +88,9 @@ type config struct {
 	// staleHashWait records that PASSWORD_HASH_MAX_WAIT, no longer read,
 	// is set, so that start-up can warn about it.
 	staleHashWait bool
+	// now is the clock of the whole process; nil means the system's. It
+	// is not read from the environment: tests set it to move time.
+	now func() time.Time
 }
 
 // hashQueue converts PASSWORD_HASH_QUEUE (0: no call waits) to the
@@ -172,6 +180,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	c.ShutdownDrain = p.durationOrZero("SHUTDOWN_DRAIN", drain)
 	p.tokenConfig(c)
 	p.mailConfig(c)
+	p.mfaConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}

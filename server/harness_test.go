@@ -91,6 +91,13 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 	return startServerWith(t, env, nil, args...)
 }
 
+// startServerClock is startServer with the process's clock (nil: the
+// system's), for tests that move time instead of waiting.
+func startServerClock(t testing.TB, env map[string]string, now func() time.Time, args ...string) *testServer {
+	t.Helper()
+	return startServerWith(t, env, func(e *environment) { e.now = now }, args...)
+}
+
 // startServerWith is startServer with mod applied to the program's
 // environment first (nil: none), for what only code can set.
 func startServerWith(t testing.TB, env map[string]string, mod func(*environment), args ...string) *testServer {

@@ -44,7 +44,12 @@ func (a *app) jobs() []queues.Job {
 				}
 				a.log.Info("purged expired sessions", "deleted", n)
 			}
-			return nil
+			// One table holds the challenges of every owner type.
+			n, err := users.PurgeChallenges(ctx)
+			if err == nil {
+				a.log.Info("purged expired login challenges", "deleted", n)
+			}
+			return err
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
 			_, err := a.keys.Rotate(ctx)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -23,7 +24,7 @@ const jwksPath = "/.well-known/jwks.json"
 // set) and with every published signing key, whatever the configured
 // algorithm, so that switching algorithm logs nobody out. Without a
 // database (a process that only describes its actions) there are no keys.
-func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB) (*signingkeys.Ring, *auth.Tokens, error) {
+func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB, now func() time.Time) (*signingkeys.Ring, *auth.Tokens, error) {
 	var (
 		ring   *signingkeys.Ring
 		source auth.KeySource = &auth.StaticKeys{}
@@ -42,7 +43,7 @@ func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB) (*signingkeys.Ring, *
 	}
 	tokens := &auth.Tokens{
 		Secret: cfg.AccessTokenSecret, Alg: cfg.AccessTokenAlg, Keys: source,
-		Issuer: cfg.TokenIssuer, TTL: cfg.AccessTokenTTL,
+		Issuer: cfg.TokenIssuer, TTL: cfg.AccessTokenTTL, Now: now,
 	}
 	if err := tokens.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("ACCESS_TOKEN_SECRET/ACCESS_TOKEN_ALG: %w", err)

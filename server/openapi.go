@@ -38,7 +38,8 @@ func openAPIInfo(cfg *config, catalog *errorcodes.Catalog) framework.OpenAPIInfo
 				"description": "a configured locale, matched without regard to case (zh-tw becomes zh-TW)",
 			},
 		},
-		Routes: plainRoutes(cfg.MetricsAddr == ""),
+		Routes:       plainRoutes(cfg.MetricsAddr == ""),
+		ErrorDetails: errorDetails(),
 	}
 }
 

@@ -29,7 +29,8 @@ func appActions(t testing.TB, env map[string]string) []framework.Descriptor {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.close)
-	fw := framework.New(framework.Config{Catalog: a.catalog, Rules: validationRules(a), Mods: v1.Mods(a.catalog)})
+	fw := framework.New(framework.Config{Catalog: a.catalog, Rules: validationRules(a), Mods: v1.Mods(a.catalog),
+		Reauthentication: a.reauthentication()})
 	a.registerActions(fw, nil)
 	return fw.Actions()
 }

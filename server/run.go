@@ -26,6 +26,8 @@ type environment struct {
 	// socketSweep, when not zero, replaces the period of the socket session
 	// sweep, for tests that cannot wait a minute.
 	socketSweep time.Duration
+	// now, when set, is the process's clock (tests move time with it).
+	now func() time.Time
 }
 
 const usage = `usage: server [command]
@@ -75,6 +77,7 @@ func run(ctx context.Context, env *environment) int {
 		fmt.Fprintf(env.stderr, "configuration error:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		return 2
 	}
+	cfg.now = env.now
 	log := slog.New(slog.NewJSONHandler(env.stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	redislog.SetLogger(log.With("component", "go-redis"))
 	if cmd == "admin" {
@@ -90,6 +93,10 @@ func run(ctx context.Context, env *environment) int {
 	if cmd == "migrate" {
 		log.Info("migrations applied")
 		return 0
+	}
+	if err := a.checkDataKey(ctx); err != nil {
+		log.Error("start-up failed", "error", err)
+		return 1
 	}
 	if err := a.openKeys(ctx); err != nil {
 		log.Error("start-up failed", "error", err)

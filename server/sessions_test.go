@@ -68,7 +68,8 @@ func TestSessionList(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("sessions: got %d, want 2: %v", len(list), list)
 	}
-	wantKeys := []string{"client", "createdAt", "current", "expiresAt", "id", "ipAddress", "lastUsedAt", "platform", "userAgent"}
+	wantKeys := []string{"aal", "authMethods", "authenticatedAt", "client", "createdAt", "current", "expiresAt", "id", "ipAddress",
+		"lastUsedAt", "platform", "provider", "userAgent"}
 	for _, sess := range list {
 		var keys []string
 		for k := range sess {

@@ -11,7 +11,8 @@ import (
 )
 
 // wireUserKeys are exactly the keys of the user object (CONTRACT.md 5).
-var wireUserKeys = []string{"createdAt", "deletedAt", "email", "emailVerifiedAt", "firstName", "id", "isActive", "lastLoginAt", "lastName", "locale", "loginCount", "timezone", "updatedAt"}
+var wireUserKeys = []string{"createdAt", "deletedAt", "email", "emailVerifiedAt", "firstName", "hasPassword", "id", "isActive", "lastLoginAt",
+	"lastName", "locale", "loginCount", "mfaEnabled", "timezone", "updatedAt"}
 
 func checkUserObject(t testing.TB, u map[string]any) {
 	t.Helper()

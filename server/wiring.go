@@ -30,6 +30,8 @@ var loginFirstDelay time.Duration
 func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
+	s.MFA = a.cfg.MFA
+	s.Notices = a.mailer
 	s.RefreshOutcome = func(outcome string) {
 		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
 		if outcome == "replay" {
@@ -81,9 +83,22 @@ func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.
 	framework.Register(fw, &v1.AdminUserSessions{Users: users})
 	framework.Register(fw, &v1.AdminUserEvents{Users: users})
 	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: users})
+	framework.Register(fw, &v1.AdminResetUserMFA{Users: users})
 	for _, change := range v1.UserChanges() {
 		framework.Register(fw, &v1.AdminChangeUser{Users: users, Change: change})
 	}
+}
+
+// registerMFAActions mounts the second factor and re-authentication of
+// svc's owner type.
+func registerMFAActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies) {
+	framework.Register(fw, &v1.MFAStatus{Accounts: svc})
+	framework.Register(fw, &v1.TOTPEnroll{Accounts: svc})
+	framework.Register(fw, &v1.TOTPConfirm{Accounts: svc, Cookies: cookies})
+	framework.Register(fw, &v1.TOTPDisable{Accounts: svc})
+	framework.Register(fw, &v1.RecoveryCodesRegenerate{Accounts: svc})
+	framework.Register(fw, &v1.MFAVerify{Accounts: svc, Cookies: cookies})
+	framework.Register(fw, &v1.Reauthenticate{Accounts: svc})
 }
 
 // registerActions mounts every action of the bundled server. The actions
@@ -105,6 +120,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
+		registerMFAActions(fw, svc, cookies)
 	}
 	framework.Register(fw, &v1.Sessions{Accounts: users})
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})

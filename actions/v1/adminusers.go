@@ -173,6 +173,27 @@ func (a *AdminRevokeUserSessions) Run(ctx context.Context, req *action.Request, 
 	return &Empty{}, nil
 }
 
+// AdminResetUserMFA removes a user's second factors (the support desk's
+// answer to a lost one): every session, access token and socket of the
+// user ends at once, and the user is mailed.
+type AdminResetUserMFA struct {
+	Users *accounts.Service
+}
+
+// Spec declares V1AdminResetUserMFA.
+func (a *AdminResetUserMFA) Spec() action.Spec {
+	return adminUsersSpec("ResetUserMFA", "resetmfa", "Remove a user's second factors; every session ends", accounts.UserNotFound)
+}
+
+// Run removes them and answers the user as it now is.
+func (a *AdminResetUserMFA) Run(ctx context.Context, req *action.Request, in *UserIDArgs) (*AccountResult, error) {
+	acc, err := a.Users.ResetMFA(ctx, in.ID, actor(req))
+	if err != nil {
+		return nil, userError(err)
+	}
+	return &AccountResult{User: ViewAccount(acc)}, nil
+}
+
 // AdminChangeUser is one of the admin's changes to a user's account flags:
 // deactivate, activate, delete (soft) or restore. Deactivation and deletion
 // end the user's sessions, access tokens and sockets at once.

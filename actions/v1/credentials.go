@@ -36,6 +36,9 @@ func (a *ChangePassword) Spec() action.Spec {
 	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	s.RateClass = action.RatePassword
 	s.SameSite = true // sets the refresh cookie
+	// An owner with a second factor changes its password only from a
+	// session that used it.
+	s.Reauth = action.ReauthLevel
 	return s
 }
 

@@ -16,6 +16,9 @@ func AccountError(kind accounts.Kind, err error) error {
 	c := kind.Codes
 	var slowed *accounts.SlowedDownError
 	var limited *accounts.LimitedError
+	if e := secondFactorError(kind, err); e != nil {
+		return e
+	}
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return c.InvalidCredentials.New()
@@ -60,4 +63,48 @@ func tooManyRequests(retry time.Duration) error {
 // Origin describes the request a session is opened from.
 func Origin(req *action.Request) accounts.Origin {
 	return accounts.Origin{Client: req.Client, Platform: req.Platform, IP: req.IP, UserAgent: req.UserAgent}
+}
+
+// MFARequiredDetails are the members MFA_REQUIRED adds to its error body:
+// the handle of the login's second step, the second factors the owner can
+// use, and the handle's lifetime in seconds.
+type MFARequiredDetails struct {
+	MFAToken  string   `json:"mfaToken"`
+	Methods   []string `json:"methods"`
+	ExpiresIn int      `json:"expiresIn"`
+}
+
+// ReauthDetails are the members REAUTHENTICATION_REQUIRED adds to its
+// error body: how the caller can re-authenticate now (password, totp,
+// recovery_code, webauthn).
+type ReauthDetails struct {
+	Methods []string `json:"methods"`
+}
+
+// secondFactorError maps the second factor's failures to kind's codes,
+// or returns nil.
+func secondFactorError(kind accounts.Kind, err error) *errorcodes.Error {
+	c := kind.Codes.SecondFactor
+	var required *accounts.MFARequiredError
+	switch {
+	case errors.As(err, &required):
+		e := c.MFARequired.New()
+		e.Details = MFARequiredDetails{MFAToken: required.Token, Methods: required.Methods, ExpiresIn: int(required.ExpiresIn / time.Second)}
+		return e
+	case errors.Is(err, accounts.ErrInvalidMFAToken):
+		return c.InvalidMFAToken.New()
+	case errors.Is(err, accounts.ErrInvalidTOTPCode):
+		return c.InvalidTOTPCode.New()
+	case errors.Is(err, accounts.ErrInvalidRecoveryCode):
+		return c.InvalidRecoveryCode.New()
+	case errors.Is(err, accounts.ErrInvalidWebAuthnResponse):
+		return c.InvalidWebAuthnResponse.New()
+	case errors.Is(err, accounts.ErrTOTPEnabled):
+		return c.TOTPAlreadyEnabled.New()
+	case errors.Is(err, accounts.ErrTOTPNotPending):
+		return c.TOTPNotPending.New()
+	case errors.Is(err, accounts.ErrMFANotEnabled):
+		return c.MFANotEnabled.New()
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ func Example_anotherOwnerType() {
 		Type:   "partner",
 		Plural: "partners",
 		Title:  "Partner",
-		Tables: models.OwnerTables{Owners: "partners", Sessions: "partner_sessions", OwnerColumn: "partner_id"},
+		Tables: models.OwnerTables{Owners: "partners", Sessions: "partner_sessions", OwnerColumn: "partner_id", Type: "partner"},
 		Codes: accounts.Codes{
 			InvalidCredentials: "PARTNER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS 400 partner.invalid_login_credentials",
 			AccountInactive:    "PARTNER_BAD_REQUEST_ACCOUNT_INACTIVE 400 partner.account_inactive",

@@ -34,7 +34,8 @@ func (a *Login) Spec() action.Spec {
 	s.Summary = "Log in with e-mail and password"
 	s.Auth = action.LoggedOut(a.Accounts.Kind.Type)
 	s.Status = http.StatusCreated
-	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	s.Errors = []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, c.SecondFactor.MFARequired,
+		errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	if a.Accounts.Kind.Type == accounts.Users.Type {
 		s.Errors = append(s.Errors, accounts.UserEmailNotVerified)
 	}
@@ -43,7 +44,8 @@ func (a *Login) Spec() action.Spec {
 	return s
 }
 
-// Run logs in.
+// Run logs in, or answers MFA_REQUIRED (no cookie, no token) when the
+// owner has a second factor: V1MFAVerify then completes the login.
 func (a *Login) Run(ctx context.Context, req *action.Request, in *LoginArgs) (*SessionResult, error) {
 	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {

@@ -1,6 +1,10 @@
 package v1
 
 import (
+	"time"
+
+	"github.com/google/uuid"
+
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 )
@@ -64,4 +68,19 @@ func refreshTokenOf(kind accounts.Kind, cookies Cookies, req *action.Request, ar
 		return v
 	}
 	return arg
+}
+
+// LoginSession describes the session a login opened, in V2Login's answer
+// (and in the second step of a V2Login).
+type LoginSession struct {
+	ID        uuid.UUID `json:"id"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Client    string    `json:"client"`
+	Platform  string    `json:"platform"`
+}
+
+// LoginSessionOf describes the session of iss.
+func LoginSessionOf(iss *accounts.Issued) *LoginSession {
+	return &LoginSession{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
+		Client: iss.Session.Client, Platform: iss.Session.Platform}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -26,6 +27,11 @@ type AccountView struct {
 	UpdatedAt   time.Time  `json:"updatedAt"`
 	// EmailVerifiedAt is when the address was verified, or null.
 	EmailVerifiedAt *time.Time `json:"emailVerifiedAt"`
+	// MFAEnabled reports a confirmed second factor: password logins then
+	// answer MFA_REQUIRED.
+	MFAEnabled bool `json:"mfaEnabled"`
+	// HasPassword reports that the account can log in with a password.
+	HasPassword bool `json:"hasPassword"`
 }
 
 // ViewAccount builds the wire object of a.
@@ -34,7 +40,7 @@ func ViewAccount(a *models.Account) *AccountView {
 		ID: a.ID, Email: a.Email, FirstName: a.FirstName, LastName: a.LastName,
 		Timezone: a.Timezone, Locale: a.Locale, IsActive: a.IsActive, DeletedAt: a.DeletedAt,
 		LoginCount: a.LoginCount, LastLoginAt: a.LastLoginAt, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
-		EmailVerifiedAt: a.EmailVerifiedAt,
+		EmailVerifiedAt: a.EmailVerifiedAt, MFAEnabled: a.MFAEnabled, HasPassword: a.HasPassword,
 	}
 }
 
@@ -76,6 +82,15 @@ type SessionView struct {
 	ExpiresAt  time.Time `json:"expiresAt"`
 	// Current is true for the caller's own session.
 	Current bool `json:"current"`
+	// AuthMethods are how the session was authenticated (RFC 8176
+	// values: pwd, otp, rcv, hwk, fed), Aal its assurance level (1, or 2
+	// with a second factor), AuthenticatedAt its last interactive
+	// authentication, and Provider the identity provider of a federated
+	// login (null otherwise).
+	AuthMethods     []string  `json:"authMethods"`
+	Aal             int       `json:"aal"`
+	AuthenticatedAt time.Time `json:"authenticatedAt"`
+	Provider        *string   `json:"provider"`
 }
 
 // ViewSession builds the wire object of the live row of a session; current
@@ -85,7 +100,9 @@ func ViewSession(s *models.Session, current uuid.UUID) SessionView {
 		ID: s.ChainID, Client: s.Client, Platform: s.Platform,
 		UserAgent: rawUserAgent(s.UserAgent), IPAddress: s.IPAddress,
 		CreatedAt: s.LoginAt, LastUsedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt,
-		Current: current != uuid.Nil && s.ChainID == current,
+		Current:     current != uuid.Nil && s.ChainID == current,
+		AuthMethods: append([]string{}, s.Methods...), Aal: int(s.Level), AuthenticatedAt: s.AuthenticatedAt,
+		Provider: s.Provider,
 	}
 }
 
@@ -150,4 +167,12 @@ func cursorOrNull(c string) *string {
 		return nil
 	}
 	return &c
+}
+
+// accountResult answers acc under its kind's name ("user" or "admin").
+func accountResult(kind accounts.Kind, acc *models.Account) *AccountResult {
+	if kind.Type == accounts.Admins.Type {
+		return &AccountResult{Admin: ViewAccount(acc)}
+	}
+	return &AccountResult{User: ViewAccount(acc)}
 }

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
@@ -22,12 +20,7 @@ type Login struct {
 }
 
 // SessionView describes the session a login opened.
-type SessionView struct {
-	ID        uuid.UUID `json:"id"`
-	ExpiresAt time.Time `json:"expiresAt"`
-	Client    string    `json:"client"`
-	Platform  string    `json:"platform"`
-}
+type SessionView = v1.LoginSession
 
 // LoginResult is V1Login's answer with the session and the access token's
 // expiry beside it.
@@ -40,7 +33,8 @@ type LoginResult struct {
 // Spec declares V2Login (V2AdminLogin for admins).
 func (a *Login) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes
-	errs := []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	errs := []errorcodes.Code{c.InvalidCredentials, c.AccountInactive, c.AccountDeleted, c.SecondFactor.MFARequired,
+		errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	if a.Accounts.Kind.Type == accounts.Users.Type {
 		errs = append(errs, accounts.UserEmailNotVerified)
 	}
@@ -57,16 +51,18 @@ func (a *Login) Spec() action.Spec {
 	}
 }
 
-// Run logs in, exactly as V1Login does.
+// Run logs in, exactly as V1Login does. When the owner owes a second
+// factor, V1MFAVerify completes the login with this action's answer.
 func (a *Login) Run(ctx context.Context, req *action.Request, in *v1.LoginArgs) (*LoginResult, error) {
-	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, v1.OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
+	o := v1.OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken)
+	o.Version = 2
+	iss, err := a.Accounts.Login(ctx, in.Email, in.Password, o)
 	if err != nil {
 		return nil, v1.AccountError(a.Accounts.Kind, err)
 	}
 	return &LoginResult{
 		SessionResult:  *v1.LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss),
 		TokenExpiresAt: iss.AccessExpiresAt,
-		Session: &SessionView{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
-			Client: iss.Session.Client, Platform: iss.Session.Platform},
+		Session:        v1.LoginSessionOf(iss),
 	}, nil
 }

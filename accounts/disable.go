@@ -1,0 +1,84 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/mail"
+	"github.com/actionkit/actionkit/models"
+)
+
+// DisableTOTP turns the owner's TOTP off, proven by a code: a TOTP code
+// (six digits) or one of its recovery codes, which is spent. The recovery
+// codes go too when no other second factor remains (none can yet). A
+// wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was;
+// ErrMFANotEnabled means there is no confirmed TOTP.
+func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
+	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt == nil) {
+		return nil, ErrMFANotEnabled
+	}
+	if err != nil {
+		return nil, err
+	}
+	method := FactorRecoveryCode
+	if _, digits := normalizeTOTP(code); digits {
+		method = FactorTOTP
+	}
+	p, err := s.check(ctx, owner, SecondFactor{Method: method, Code: code})
+	if wrongFactor(err) {
+		return nil, ErrInvalidTOTPCode
+	}
+	if err != nil {
+		return nil, err
+	}
+	var acc *models.Account
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var err error
+		acc, err = s.disableTOTP(ctx, tx, owner, p, o)
+		return err
+	})
+	if wrongFactor(err) {
+		return nil, ErrInvalidTOTPCode
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.notice(ctx, acc, mail.MFADisabled)
+	return acc, nil
+}
+
+// disableTOTP is the transaction of DisableTOTP.
+func (s *Service) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, p *proof, o Origin) (*models.Account, error) {
+	now := s.Now()
+	if _, err := s.lockActive(ctx, tx, owner); err != nil {
+		return nil, err
+	}
+	if err := s.spend(ctx, tx, p, now); err != nil {
+		return nil, err
+	}
+	gone, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), owner)
+	if err != nil {
+		return nil, err
+	}
+	if !gone {
+		return nil, ErrMFANotEnabled
+	}
+	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+	if err != nil {
+		return nil, err
+	}
+	if !factorsEnabled(f) {
+		if err := s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), owner); err != nil {
+			return nil, err
+		}
+	}
+	data := map[string]any{"method": FactorTOTP, "provedWith": p.method}
+	if err := s.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
+		return nil, err
+	}
+	return s.Accounts.ByID(ctx, tx, owner)
+}

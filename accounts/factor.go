@@ -1,0 +1,157 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/models"
+)
+
+// SecondFactor is a second factor a client presents: at a login's second
+// step, to re-authenticate, or to turn the factor off.
+type SecondFactor struct {
+	// Method is FactorTOTP, FactorRecoveryCode or FactorWebAuthn.
+	Method string
+	// Code is the TOTP or recovery code.
+	Code string
+	// ChallengeID names the passkey challenge an assertion answers (for
+	// FactorWebAuthn; passkeys are not built yet).
+	ChallengeID string
+}
+
+// proof is a second factor that matched and is not spent yet: spend marks
+// it used, in the transaction of what it authorises.
+type proof struct {
+	// method is models.MethodTOTP or MethodRecoveryCode.
+	method string
+	// totp and step are the TOTP row and the step its code is of.
+	totp uuid.UUID
+	step int64
+	// code is the recovery code's row.
+	code uuid.UUID
+}
+
+// wrongFactor reports a second factor that did not match (or was spent
+// already): the client's mistake, counted as a failed attempt.
+func wrongFactor(err error) bool {
+	return errors.Is(err, ErrInvalidTOTPCode) || errors.Is(err, ErrInvalidRecoveryCode) ||
+		errors.Is(err, ErrInvalidWebAuthnResponse)
+}
+
+// check matches f against the owner's second factors and returns what
+// spend needs, or the method's "invalid" error. Nothing is written.
+func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor) (*proof, error) {
+	switch f.Method {
+	case FactorTOTP:
+		return s.checkTOTP(ctx, owner, f.Code)
+	case FactorRecoveryCode:
+		id, ok, err := s.matchRecoveryCode(ctx, owner, f.Code)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrInvalidRecoveryCode
+		}
+		return &proof{method: models.MethodRecoveryCode, code: id}, nil
+	case FactorWebAuthn:
+		// The hook of passkeys: until they exist no assertion verifies.
+		return nil, ErrInvalidWebAuthnResponse
+	}
+	return nil, ErrInvalidTOTPCode
+}
+
+// checkTOTP matches a code of the owner's confirmed TOTP secret.
+func (s *Service) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (*proof, error) {
+	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt == nil) {
+		return nil, ErrInvalidTOTPCode
+	}
+	if err != nil {
+		return nil, err
+	}
+	secret, err := s.openTOTP(row)
+	if err != nil {
+		return nil, err
+	}
+	step, ok, err := matchTOTP(secret, code, s.Now(), s.MFA.Skew)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrInvalidTOTPCode
+	}
+	return &proof{method: models.MethodTOTP, totp: row.ID, step: step}, nil
+}
+
+// spend marks p used in tx by one conditional statement: a TOTP step not
+// later than the last one accepted, or a recovery code used meanwhile, is
+// the method's "invalid" error (a replay), and changes nothing.
+func (s *Service) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Time) error {
+	if p.method == models.MethodRecoveryCode {
+		ok, err := s.Factors.UseRecoveryCode(ctx, tx, p.code, now)
+		if err == nil && !ok {
+			err = ErrInvalidRecoveryCode
+		}
+		return err
+	}
+	ok, err := s.Factors.UseTOTPStep(ctx, tx, p.totp, p.step, now)
+	if err == nil && !ok {
+		err = ErrInvalidTOTPCode
+	}
+	return err
+}
+
+// recoveryUsed records the use of a recovery code in tx and returns how
+// many of the owner's codes remain.
+func (s *Service) recoveryUsed(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID, o Origin, where string) (int, error) {
+	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+	if err != nil {
+		return 0, err
+	}
+	data := map[string]any{"remaining": f.RecoveryCodesRemaining, "context": where}
+	return f.RecoveryCodesRemaining, s.record(ctx, tx, models.EventRecoveryCodeUsed, owner, session, o, data)
+}
+
+// factorFailed records a wrong second factor of the owner: its security
+// event, and a failure of the account in the per-account slow-down.
+func (s *Service) factorFailed(ctx context.Context, db models.DB, acc *models.Account, method string, o Origin, data map[string]any) error {
+	s.throttleFailed(ctx, acc.Email, o)
+	data["method"] = method
+	return s.record(ctx, db, models.EventMFAChallengeFailed, acc.ID, uuid.Nil, o, data)
+}
+
+// StrictThrottle is a Throttle that can also answer without failing open
+// (implemented by ratelimit.SlowDown): Check reports an error when it
+// cannot decide.
+type StrictThrottle interface {
+	Check(ctx context.Context, email, ip, device string) (time.Duration, error)
+}
+
+// slowed refuses an attempt on acc's factors that the per-account
+// slow-down makes wait, before anything is checked. Unlike a password
+// login it fails closed: when the throttle cannot decide (its store is
+// down) the attempt is refused with that error and nothing is spent,
+// since the slow-down is what bounds guesses of a six-digit code across
+// challenges.
+func (s *Service) slowed(ctx context.Context, acc *models.Account, o Origin) error {
+	if s.Throttle == nil {
+		return nil
+	}
+	wait := time.Duration(0)
+	if strict, ok := s.Throttle.(StrictThrottle); ok {
+		var err error
+		if wait, err = strict.Check(ctx, acc.Email, o.IP, o.Device); err != nil {
+			return err
+		}
+	} else {
+		wait = s.Throttle.Wait(ctx, acc.Email, o.IP, o.Device)
+	}
+	if wait > 0 {
+		return &SlowedDownError{RetryAfter: wait}
+	}
+	return nil
+}

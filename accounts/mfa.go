@@ -1,0 +1,135 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/auth/datakey"
+	"github.com/actionkit/actionkit/mail"
+	"github.com/actionkit/actionkit/models"
+)
+
+// The second factors and re-authentication methods, as clients name them
+// (in MFA_REQUIRED, REAUTHENTICATION_REQUIRED and the method argument).
+const (
+	FactorPassword     = "password"
+	FactorTOTP         = "totp"
+	FactorRecoveryCode = "recovery_code"
+	FactorWebAuthn     = "webauthn"
+)
+
+// MFASettings configures the second factor of a Service.
+type MFASettings struct {
+	// Key encrypts the TOTP secrets and keys the recovery codes' hashes;
+	// nil makes every use of a second factor fail (an internal error).
+	Key *datakey.Key
+	// Issuer names the service in authenticator apps (the otpauth issuer).
+	Issuer string
+	// Skew is how many 30-second steps before and after the current one a
+	// TOTP code may be of (0 allowed).
+	Skew int
+	// ChallengeTTL is how long a login's second step may wait.
+	ChallengeTTL time.Duration
+	// MaxAttempts wrong second factors burn a login's second step.
+	MaxAttempts int
+}
+
+// DefaultMFASettings are the defaults of MFA_ISSUER, MFA_TOTP_SKEW,
+// MFA_CHALLENGE_EXPIRES_IN and MFA_CHALLENGE_MAX_ATTEMPTS (no key).
+func DefaultMFASettings() MFASettings {
+	return MFASettings{Issuer: "actionkit", Skew: 1, ChallengeTTL: 5 * time.Minute, MaxAttempts: 5}
+}
+
+// errNoDataKey reports a Service built without MFASettings.Key.
+var errNoDataKey = errors.New("accounts: no data-encryption key for the second factor")
+
+// factorsEnabled reports whether an owner with factors has a second factor
+// its password and identity-provider logins must pass: a confirmed TOTP
+// (passkeys will count too).
+func factorsEnabled(f models.Factors) bool { return f.TOTPConfirmedAt != nil }
+
+// factorMethods lists the second factors an owner with f can use now.
+func factorMethods(f models.Factors) []string {
+	methods := []string{}
+	if f.TOTPConfirmedAt != nil {
+		methods = append(methods, FactorTOTP)
+	}
+	if factorsEnabled(f) && f.RecoveryCodesRemaining > 0 {
+		methods = append(methods, FactorRecoveryCode)
+	}
+	return methods
+}
+
+// MFAStatus is what an owner has of a second factor.
+type MFAStatus struct {
+	Enabled bool
+	// Methods are the second factors usable now.
+	Methods                []string
+	TOTPConfirmedAt        *time.Time
+	RecoveryCodesRemaining int
+	// Passkeys counts the owner's passkeys (none until they exist).
+	Passkeys int
+}
+
+// Status returns the owner's second-factor status.
+func (s *Service) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, error) {
+	f, err := s.Factors.Factors(ctx, s.DB, string(s.Kind.Type), owner)
+	if err != nil {
+		return nil, err
+	}
+	return &MFAStatus{Enabled: factorsEnabled(f), Methods: factorMethods(f), TOTPConfirmedAt: f.TOTPConfirmedAt,
+		RecoveryCodesRemaining: f.RecoveryCodesRemaining}, nil
+}
+
+// ReauthMethods lists how the owner can re-authenticate now: its password
+// when it has one, then its second factors.
+func (s *Service) ReauthMethods(ctx context.Context, owner uuid.UUID) ([]string, error) {
+	acc, err := s.Account(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.Factors.Factors(ctx, s.DB, string(s.Kind.Type), owner)
+	if err != nil {
+		return nil, err
+	}
+	methods := []string{}
+	if acc.HasPassword {
+		methods = append(methods, FactorPassword)
+	}
+	return append(methods, factorMethods(f)...), nil
+}
+
+// OpensTOTP reports whether key opens the stored TOTP secret row: the
+// start-up check that DATA_ENCRYPTION_KEY is the key the secrets were
+// sealed with.
+func OpensTOTP(key *datakey.Key, row *models.TOTP) bool {
+	if key == nil {
+		return false
+	}
+	_, err := key.Open(row.SecretCiphertext, row.SecretNonce, totpContext(row.OwnerType, row.OwnerID))
+	return err == nil
+}
+
+// totpContext binds a sealed TOTP secret to its table and owner, so that
+// a ciphertext copied to another owner's row does not open.
+func totpContext(ownerType string, owner uuid.UUID) []byte {
+	return []byte("mfa_totp.secret_ciphertext " + ownerType + " " + owner.String())
+}
+
+// noticeTTL bounds how long a notification mail may wait to be sent.
+const noticeTTL = 24 * time.Hour
+
+// notice queues a notification mail of kind to the owner, when mail can be
+// sent. It never fails the change it reports: the change is committed.
+func (s *Service) notice(ctx context.Context, acc *models.Account, kind string) {
+	if s.Notices == nil || !s.Notices.Available() {
+		return
+	}
+	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale}
+	if _, err := s.Notices.Enqueue(context.WithoutCancel(ctx), msg, s.Now().Add(noticeTTL)); err != nil {
+		s.Log.Warn("notification mail not queued", "kind", kind, "ownerId", acc.ID.String(), "error", err.Error())
+	}
+}

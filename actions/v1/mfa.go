@@ -1,0 +1,185 @@
+package v1
+
+import (
+	"context"
+	"time"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/errorcodes"
+)
+
+// The second factor of the caller (users and admins): /v1/users/mfa/...
+// and /v1/admins/mfa/.... Every change is sensitive: the framework lets
+// it run only in a session authenticated recently and, when the owner has
+// a second factor, with it.
+
+// mfaSpec names an action of the second factor: verb "TOTPEnroll" with
+// path "totp/enroll" is V1TOTPEnroll at /v1/users/mfa/totp/enroll.
+func mfaSpec(kind accounts.Kind, verb, path, summary string, errs ...errorcodes.Code) action.Spec {
+	s := specFor(kind, verb, "mfa/"+path)
+	s.Summary, s.Auth, s.Errors = summary, action.Owner(kind.Type), errs
+	return s
+}
+
+// MFAStatus answers what the caller has of a second factor.
+type MFAStatus struct {
+	Accounts *accounts.Service
+}
+
+// MFAStatusView is the second-factor status on the wire. Methods are the
+// second factors usable now (totp, recovery_code, webauthn); Passkeys
+// counts the passkeys.
+type MFAStatusView struct {
+	Enabled                bool       `json:"enabled"`
+	Methods                []string   `json:"methods"`
+	TOTPConfirmedAt        *time.Time `json:"totpConfirmedAt"`
+	RecoveryCodesRemaining int        `json:"recoveryCodesRemaining"`
+	Passkeys               int        `json:"passkeys"`
+}
+
+// MFAStatusResult is the answer of MFAStatus.
+type MFAStatusResult struct {
+	MFA MFAStatusView `json:"mfa"`
+}
+
+// Spec declares V1MFAStatus (V1AdminMFAStatus for admins).
+func (a *MFAStatus) Spec() action.Spec {
+	return mfaSpec(a.Accounts.Kind, "MFAStatus", "status", "Read what you have of a second factor")
+}
+
+// Run answers the status.
+func (a *MFAStatus) Run(ctx context.Context, req *action.Request, _ *struct{}) (*MFAStatusResult, error) {
+	st, err := a.Accounts.Status(ctx, req.Caller.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &MFAStatusResult{MFA: MFAStatusView{Enabled: st.Enabled, Methods: st.Methods, TOTPConfirmedAt: st.TOTPConfirmedAt,
+		RecoveryCodesRemaining: st.RecoveryCodesRemaining, Passkeys: st.Passkeys}}, nil
+}
+
+// TOTPEnroll starts setting up an authenticator app: a new pending secret,
+// shown once (it replaces an earlier pending one).
+type TOTPEnroll struct {
+	Accounts *accounts.Service
+}
+
+// TOTPEnrollResult is the pending secret: in base32, and as the otpauth
+// URL a QR code carries.
+type TOTPEnrollResult struct {
+	Secret      string `json:"secret"`
+	OtpauthURL  string `json:"otpauthUrl"`
+	Issuer      string `json:"issuer"`
+	AccountName string `json:"accountName"`
+	Digits      int    `json:"digits"`
+	Period      int    `json:"period"`
+	Algorithm   string `json:"algorithm"`
+}
+
+// Spec declares V1TOTPEnroll.
+func (a *TOTPEnroll) Spec() action.Spec {
+	s := mfaSpec(a.Accounts.Kind, "TOTPEnroll", "totp/enroll", "Start setting up an authenticator app",
+		a.Accounts.Kind.Codes.SecondFactor.TOTPAlreadyEnabled)
+	s.Reauth = action.ReauthRecent
+	return s
+}
+
+// Run makes the pending secret.
+func (a *TOTPEnroll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*TOTPEnrollResult, error) {
+	e, err := a.Accounts.EnrollTOTP(ctx, req.Caller.ID)
+	if err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return &TOTPEnrollResult{Secret: e.Secret, OtpauthURL: e.URL, Issuer: e.Issuer, AccountName: e.AccountName,
+		Digits: e.Digits, Period: e.Period, Algorithm: e.Algorithm}, nil
+}
+
+// TOTPConfirm finishes setting up the authenticator app with a code of it.
+// Every other session ends, the caller's goes on with new tokens at level
+// 2, and the recovery codes are shown once.
+type TOTPConfirm struct {
+	Accounts *accounts.Service
+	Cookies  Cookies
+}
+
+// CodeArgs carry a code: a TOTP code, or for TOTPDisable a recovery code.
+type CodeArgs struct {
+	Code string `arg:"code,secret" validate:"required,max=64"`
+}
+
+// TOTPConfirmResult is the caller's session's new tokens with the
+// recovery codes.
+type TOTPConfirmResult struct {
+	RecoveryCodes []string `json:"recoveryCodes"`
+	SessionResult
+}
+
+// Spec declares V1TOTPConfirm.
+func (a *TOTPConfirm) Spec() action.Spec {
+	c := a.Accounts.Kind.Codes.SecondFactor
+	s := mfaSpec(a.Accounts.Kind, "TOTPConfirm", "totp/confirm", "Confirm the authenticator app with a code; every other session ends",
+		c.TOTPNotPending, c.InvalidTOTPCode)
+	s.Reauth = action.ReauthRecent
+	s.SameSite = true // sets the refresh cookie
+	return s
+}
+
+// Run confirms the secret.
+func (a *TOTPConfirm) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*TOTPConfirmResult, error) {
+	c, err := a.Accounts.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.Session, in.Code, Origin(req))
+	if err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return &TOTPConfirmResult{RecoveryCodes: c.RecoveryCodes, SessionResult: *SessionAnswer(a.Accounts.Kind, a.Cookies, req, c.Issued)}, nil
+}
+
+// TOTPDisable turns the authenticator app off, proven by one of its codes
+// or a recovery code.
+type TOTPDisable struct {
+	Accounts *accounts.Service
+}
+
+// Spec declares V1TOTPDisable.
+func (a *TOTPDisable) Spec() action.Spec {
+	c := a.Accounts.Kind.Codes.SecondFactor
+	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode)
+	s.Reauth = action.ReauthRecent
+	return s
+}
+
+// Run turns it off and answers the account as it now is.
+func (a *TOTPDisable) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*AccountResult, error) {
+	acc, err := a.Accounts.DisableTOTP(ctx, req.Caller.ID, in.Code, Origin(req))
+	if err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return accountResult(a.Accounts.Kind, acc), nil
+}
+
+// RecoveryCodesRegenerate replaces the caller's recovery codes by a new
+// set, shown once; the earlier set is void.
+type RecoveryCodesRegenerate struct {
+	Accounts *accounts.Service
+}
+
+// RecoveryCodesResult is a new set of recovery codes.
+type RecoveryCodesResult struct {
+	RecoveryCodes []string `json:"recoveryCodes"`
+}
+
+// Spec declares V1RecoveryCodesRegenerate.
+func (a *RecoveryCodesRegenerate) Spec() action.Spec {
+	s := mfaSpec(a.Accounts.Kind, "RecoveryCodesRegenerate", "recoverycodes/regenerate", "Replace your recovery codes",
+		a.Accounts.Kind.Codes.SecondFactor.MFANotEnabled)
+	s.Reauth = action.ReauthRecent
+	return s
+}
+
+// Run makes the new set.
+func (a *RecoveryCodesRegenerate) Run(ctx context.Context, req *action.Request, _ *struct{}) (*RecoveryCodesResult, error) {
+	codes, err := a.Accounts.RegenerateRecoveryCodes(ctx, req.Caller.ID, Origin(req))
+	if err != nil {
+		return nil, AccountError(a.Accounts.Kind, err)
+	}
+	return &RecoveryCodesResult{RecoveryCodes: codes}, nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestDisableTOTP: turning TOTP off takes one of its codes or a recovery
+// code (a wrong one changes nothing), removes the recovery codes, and
+// logins are one step again.
+func TestDisableTOTP(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	s := startServerClock(t, testEnv(t), clock.Now)
+	db := s.db()
+	u := register(t, s.client(), "web")
+	disable := func(code string) *apiResponse {
+		return u.c.call(http.MethodPost, "/v1/users/mfa/totp/disable", map[string]any{"code": code}, u.auth()...)
+	}
+	disable("123456").want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
+	u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, u.auth()...).want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
+	m := enroll(t, u, clock, "user")
+	for _, bad := range []string{totpAt(t, m.secret, clock.Now()), "000000", "AAAAA-AAAAA-AAAAA-AAAAA", "nonsense"} {
+		disable(bad).want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE") // the first is the setup's code: spent
+	}
+	disable("").want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
+	firstStep(t, s, "/v1/users/login", m.email)
+	r := disable(m.codes[9]).want(t, 200, "")
+	if r.obj("user")["mfaEnabled"] != false {
+		t.Errorf("answer %s", r.Raw)
+	}
+	var left int
+	if err := db.GetContext(t.Context(), &left, `SELECT (SELECT count(*) FROM mfa_totp WHERE owner_id = $1) + (SELECT count(*) FROM mfa_recovery_codes WHERE owner_id = $1)`, m.id); err != nil || left != 0 {
+		t.Errorf("%d TOTP rows and recovery codes left, %v", left, err)
+	}
+	if eventsOf(t, db, m.id, "mfa_disabled") != 1 {
+		t.Error("no mfa_disabled event")
+	}
+	s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": m.email, "password": strongPassword}).want(t, 201, "")
+
+	// Again with a TOTP code.
+	clock.Advance(time.Minute)
+	m = enroll(t, u, clock, "user")
+	clock.Advance(30 * time.Second)
+	disable(totpAt(t, m.secret, clock.Now())).want(t, 200, "")
+	disable(totpAt(t, m.secret, clock.Now())).want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
+}
+
+// TestReauthenticationWindow: sensitive actions need an authentication no
+// older than REAUTH_MAX_AGE (2 minutes here) and, once the user has a
+// second factor, a session that used it; a password re-authentication
+// refreshes the time only, a second factor also raises the level.
+func TestReauthenticationWindow(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	s := startServerClock(t, testEnv(t, "REAUTH_MAX_AGE=2m"), clock.Now)
+	db := s.db()
+	u := register(t, s.client(), "web")
+	enrollCall := func() *apiResponse { return u.c.call(http.MethodPost, "/v1/users/mfa/totp/enroll", nil, u.auth()...) }
+	reauth := func(args map[string]any) *apiResponse {
+		return u.c.call(http.MethodPost, "/v1/users/reauthenticate", args, u.auth()...)
+	}
+	clock.Advance(2*time.Minute + time.Second)
+	r := enrollCall().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	if !slices.Equal(strs(r.Body["methods"]), []string{"password"}) {
+		t.Errorf("refusal %s: want methods [password]", r.Raw)
+	}
+	u.read(t).want(t, 200, "") // not sensitive
+	reauth(map[string]any{"password": strongPassword + "x"}).want(t, 400, "USER_BAD_REQUEST_INVALID_CURRENT_PASSWORD")
+	reauth(map[string]any{}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
+	reauth(map[string]any{"password": strongPassword, "method": "totp", "code": "123456"}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
+	reauth(map[string]any{"method": "totp", "code": "123456"}).want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE")
+	sess := reauth(map[string]any{"password": strongPassword}).want(t, 200, "").obj("session")
+	if at, _ := time.Parse(time.RFC3339Nano, sess["authenticatedAt"].(string)); !at.Equal(clock.Now()) || sess["aal"] != float64(1) || sess["current"] != true {
+		t.Errorf("session after a password re-authentication: %v, want authenticatedAt %v and aal 1", sess, clock.Now())
+	}
+	enrollCall().want(t, 200, "")
+	if eventsOf(t, db, u.id, "reauthenticated") != 1 {
+		t.Error("no reauthenticated event")
+	}
+
+	m := enroll(t, u, clock, "user") // the session is at level 2 now
+	clock.Advance(2*time.Minute + time.Second)
+	regenerate := func() *apiResponse {
+		return u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, u.auth()...)
+	}
+	r = regenerate().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	if !slices.Equal(strs(r.Body["methods"]), []string{"password", "totp", "recovery_code"}) {
+		t.Errorf("refusal %s", r.Raw)
+	}
+	reauth(map[string]any{"password": strongPassword}).want(t, 200, "")
+	regenerate().want(t, 200, "") // the level stayed 2
+
+	// A session of this user below level 2 (one that predates the factor):
+	// a password brings it no further, a second factor does.
+	sqlExec(t, db, `UPDATE user_sessions SET aal = 1, auth_methods = '{pwd}' WHERE user_id = $1 AND revoked_at IS NULL`, u.id)
+	r = u.c.call(http.MethodPost, "/v1/users/changepassword", map[string]any{"currentPassword": strongPassword, "newPassword": newPassword}, u.auth()...).
+		want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	regenerate().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	reauth(map[string]any{"password": strongPassword}).want(t, 200, "")
+	regenerate().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	clock.Advance(30 * time.Second)
+	sess = reauth(map[string]any{"method": "totp", "code": totpAt(t, m.secret, clock.Now())}).want(t, 200, "").obj("session")
+	if sess["aal"] != float64(2) || !slices.Equal(strs(sess["authMethods"]), []string{"pwd", "otp"}) {
+		t.Errorf("session after a TOTP re-authentication: %v", sess)
+	}
+	// The same code again is a replay.
+	reauth(map[string]any{"method": "totp", "code": totpAt(t, m.secret, clock.Now())}).want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE")
+	regenerate().want(t, 200, "")
+	u.c.call(http.MethodPost, "/v1/users/changepassword", map[string]any{"currentPassword": strongPassword, "newPassword": newPassword}, u.auth()...).
+		want(t, 200, "")
+}
