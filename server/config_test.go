@@ -112,6 +112,9 @@ func TestLoadConfigErrors(t *testing.T) {
 			"PASSWORD_RESET_URL": "https://x/reset", "EMAIL_VERIFY_URL": "x{token}", "PASSWORD_RESET_EXPIRES_IN": "0s", "EMAIL_VERIFY_EXPIRES_IN": "soon", "REQUIRE_VERIFIED_EMAIL": "perhaps"},
 			[]string{"SMTP_URL", "MAIL_FROM", "PUBLIC_URL", "PASSWORD_RESET_URL", "EMAIL_VERIFY_URL", "PASSWORD_RESET_EXPIRES_IN", "EMAIL_VERIFY_EXPIRES_IN", "REQUIRE_VERIFIED_EMAIL"}},
 		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
+		{"second factor settings, every bad one at once", map[string]string{"MFA_ISSUER": "Acme:Corp", "MFA_TOTP_SKEW": "11",
+			"MFA_CHALLENGE_EXPIRES_IN": "0s", "MFA_CHALLENGE_MAX_ATTEMPTS": "0", "REAUTH_MAX_AGE": "later"},
+			[]string{"MFA_ISSUER", "MFA_TOTP_SKEW", "MFA_CHALLENGE_EXPIRES_IN", "MFA_CHALLENGE_MAX_ATTEMPTS", "REAUTH_MAX_AGE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })
