@@ -125,6 +125,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"hashing queue", map[string]string{"PASSWORD_HASH_QUEUE": "-1"}, []string{"PASSWORD_HASH_QUEUE"}},
 		{"hashing queue not a number", map[string]string{"PASSWORD_HASH_QUEUE": "lots"}, []string{"PASSWORD_HASH_QUEUE"}},
 		{"insecure SMTP in production", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "SMTP_URL": "smtp://mail:25?insecure=true"}, []string{"SMTP_URL"}},
+		{"second factor settings, every bad one at once", map[string]string{"MFA_ISSUER": "Acme:Corp", "MFA_TOTP_SKEW": "11",
+			"MFA_CHALLENGE_EXPIRES_IN": "0s", "MFA_CHALLENGE_MAX_ATTEMPTS": "0", "REAUTH_MAX_AGE": "later"},
+			[]string{"MFA_ISSUER", "MFA_TOTP_SKEW", "MFA_CHALLENGE_EXPIRES_IN", "MFA_CHALLENGE_MAX_ATTEMPTS", "REAUTH_MAX_AGE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadConfig(func(k string) string { return tc.env[k] })

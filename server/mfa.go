@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/actionkit/actionkit/accounts"
@@ -25,8 +26,9 @@ func (p *envParser) mfaConfig(c *config) {
 		ChallengeTTL: p.duration("MFA_CHALLENGE_EXPIRES_IN", def.ChallengeTTL),
 		MaxAttempts:  p.integer("MFA_CHALLENGE_MAX_ATTEMPTS", def.MaxAttempts, 1, 100),
 	}
-	if len(c.MFA.Issuer) > 64 {
-		p.fail("MFA_ISSUER", "must be at most 64 characters")
+	if c.MFA.Issuer == "" || len(c.MFA.Issuer) > 64 || strings.Contains(c.MFA.Issuer, ":") {
+		// The otpauth label is "issuer:account": a colon would move the split.
+		p.fail("MFA_ISSUER", "must be 1 to 64 characters without a colon")
 	}
 	c.ReauthMaxAge = p.duration("REAUTH_MAX_AGE", defaultReauthMaxAge)
 }

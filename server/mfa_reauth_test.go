@@ -72,6 +72,7 @@ func TestReauthenticationWindow(t *testing.T) {
 	reauth(map[string]any{}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	reauth(map[string]any{"password": strongPassword, "method": "totp", "code": "123456"}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	reauth(map[string]any{"method": "totp", "code": "123456"}).want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE")
+	reauth(map[string]any{"method": "webauthn", "challengeId": "c"}).want(t, 400, "USER_BAD_REQUEST_INVALID_WEBAUTHN_RESPONSE")
 	sess := reauth(map[string]any{"password": strongPassword}).want(t, 200, "").obj("session")
 	if at, _ := time.Parse(time.RFC3339Nano, sess["authenticatedAt"].(string)); !at.Equal(clock.Now()) || sess["aal"] != float64(1) || sess["current"] != true {
 		t.Errorf("session after a password re-authentication: %v, want authenticatedAt %v and aal 1", sess, clock.Now())
