@@ -103,8 +103,9 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 	return s.issue(acc, sess, raw)
 }
 
-// Login checks the credentials, then the account flags (in SPEC.md's
-// order), counts the login in SQL and opens a session. An unknown e-mail
+// Login checks the credentials, then the account flags (so that only the
+// holder of the password learns an account is inactive or deleted), counts
+// the login in SQL and opens a session. An unknown e-mail
 // costs the same hashing work as a wrong password.
 //
 // With a Throttle, an attempt it makes wait is refused with a
@@ -192,7 +193,7 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 }
 
 // refusal is the error a login of acc is refused with, given whether its
-// password matched (SPEC.md's order), or nil.
+// password matched (credentials first, then the flags), or nil.
 func (s *Service) refusal(acc *models.Account, passwordOK bool) error {
 	switch {
 	case !passwordOK:

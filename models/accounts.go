@@ -255,9 +255,8 @@ const authColumns = `id, email, first_name, last_name, timezone, locale, is_acti
 
 // authDest lists where ByIDWithSession scans each column of authColumns,
 // then the session's expiry. Scanning into explicit fields spares the
-// hottest statement of the service sqlx's reflection (about a tenth of a
-// read's CPU in a profile); TestChainsAcrossRotation compares the result
-// with ByID's.
+// hottest statement of the service sqlx's reflection;
+// TestChainsAcrossRotation compares the result with ByID's.
 func authDest(r *AccountSession) []any {
 	a := &r.Account
 	return []any{&a.ID, &a.Email, &a.FirstName, &a.LastName, &a.Timezone, &a.Locale, &a.IsActive, &a.DeletedAt,

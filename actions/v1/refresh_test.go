@@ -49,7 +49,7 @@ func refreshAPI(t *testing.T, f *fakeRefresher) *actiontest.API {
 }
 
 // TestRefreshAnswersEveryTransition answers each row of the refresh state
-// machine the way CONTRACT.md says, for a browser (cookie) and an app
+// machine as docs/security.md states it, for a browser (cookie) and an app
 // (argument): a rotation returns the new access token and sets the new
 // refresh cookie (the app also gets the refresh token in the body); every
 // other row is 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN, and clears the
