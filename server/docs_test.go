@@ -12,23 +12,16 @@ import (
 // server answers, with its status, and no row for a code it does not, so
 // the page cannot drift from testdata/codes.golden.
 func TestErrorsDocListsEveryCode(t *testing.T) {
-	golden, err := os.ReadFile("testdata/codes.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile("../docs/errors.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	golden, doc := readText(t, "testdata/codes.golden"), readText(t, "../docs/errors.md")
 	rows := map[string]string{} // code -> status, from the tables
-	for _, m := range regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([0-9]{3}) \\|").FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([0-9]{3}) \\|").FindAllStringSubmatch(doc, -1) {
 		if _, dup := rows[m[1]]; dup {
 			t.Errorf("docs/errors.md lists %s twice", m[1])
 		}
 		rows[m[1]] = m[2]
 	}
 	want := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(string(golden)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(golden), "\n") {
 		var id, key string
 		var status int
 		if _, err := fmt.Sscanf(line, "%s %d %s", &id, &status, &key); err != nil {
@@ -46,4 +39,14 @@ func TestErrorsDocListsEveryCode(t *testing.T) {
 			t.Errorf("docs/errors.md lists %s, which the server does not answer", id)
 		}
 	}
+}
+
+// readText returns the file's text, failing the test if it cannot be read.
+func readText(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -27,20 +27,21 @@ func TestEcho(t *testing.T) {
 // TestREADMEShowsThisProgram: the first Go block of the README is a verbatim
 // part of this file, so the example there compiles and runs as shown.
 func TestREADMEShowsThisProgram(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var text [2]string
+	for i, name := range []string{"../../README.md", "main.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text[i] = string(b)
 	}
-	src, err := os.ReadFile("main.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(readme), "\n```go\n")
+	readme, src := text[0], text[1]
+	_, rest, ok := strings.Cut(readme, "\n```go\n")
 	block, _, closed := strings.Cut(rest, "\n```\n")
 	if !ok || !closed || strings.Count(block, "\n") < 15 {
 		t.Fatalf("README.md has no Go block of 15 lines or more")
 	}
-	if !strings.Contains(string(src), block) {
+	if !strings.Contains(src, block) {
 		t.Errorf("the README's first Go block is not a part of examples/echo/main.go:\n%s", block)
 	}
 }
