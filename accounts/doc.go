@@ -12,5 +12,5 @@
 // order, so concurrent presentations of one token serialise on the owner:
 // exactly one rotates it and the others find it rotated (a replay) without
 // deadlock. Work that is slow (password hashing) happens before a
-// transaction opens, and notifications (Revoked) after it commits.
+// transaction opens, and notifications (Service.Ended) after it commits.
 package accounts

@@ -99,9 +99,10 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 	return iss, nil
 }
 
-// Login checks the credentials, then the account flags (in SPEC.md's
-// order), and hands the verified password to the completion step, which
-// opens the session or, when the owner has a second factor, answers
+// Login checks the credentials, then the account flags (so that only the
+// holder of the password learns an account is inactive or deleted), and
+// hands the verified password to the completion step, which opens the
+// session or, when the owner has a second factor, answers
 // *MFARequiredError. An unknown e-mail costs the same hashing work as a
 // wrong password.
 //
@@ -176,7 +177,7 @@ func (s *Service) lockUsable(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, che
 }
 
 // refusal is the error a login of acc is refused with, given whether its
-// password matched (SPEC.md's order), or nil.
+// password matched (credentials first, then the flags), or nil.
 func (s *Service) refusal(acc *models.Account, passwordOK bool) error {
 	switch {
 	case !passwordOK:

@@ -24,7 +24,7 @@ type refreshOutcome struct {
 }
 
 // Refresh rotates the session of raw and issues new tokens, following the
-// state machine of refreshTransitions (SPEC.md's UserSession transitions):
+// state machine of refreshTransitions:
 //
 //   - active, owner usable, budget left: the session becomes rotated and
 //     a successor with the same client and platform is created;

@@ -15,7 +15,7 @@ import (
 // one place only.
 
 // tokenState is the state of the session a refresh token names: one of
-// SPEC.md's derived session states, or a token that names no session.
+// the derived session states of models, or a token that names no session.
 type tokenState string
 
 const (
@@ -89,8 +89,8 @@ type transition struct {
 	fast bool
 }
 
-// refreshTransitions is the single source of the rotation rules (SPEC.md's
-// UserSession transitions, plus the theft marking of CONTRACT.md §9.3).
+// refreshTransitions is the single source of the rotation rules, theft
+// marking included (docs/security.md, Refresh rotation and theft).
 var refreshTransitions = []transition{
 	{from: tokenMalformed, outcome: "malformed", effect: effectNone},
 	{from: tokenUnknown, outcome: "unknown", effect: effectNone},

@@ -77,7 +77,8 @@ const (
 // RateClass names a budget of credential-taking actions.
 type RateClass string
 
-// The credential classes (CONTRACT.md §10).
+// The credential classes: each is one budget per client, shared by every
+// action that declares it (docs/security.md, Limits and abuse protection).
 const (
 	RatePassword RateClass = "password" // every login of every version, password changes
 	RateRefresh  RateClass = "refresh"  // refresh-token rotation

@@ -26,8 +26,9 @@ var (
 )
 
 // CheckPasswordPolicy reports why p may not be chosen as a password, or
-// nil when it may (CONTRACT.md section 5). It applies to new passwords only
-// (register, change); a login compares whatever it is given.
+// nil when it may (the password rule of docs/security.md). It applies to
+// new passwords only (register, change); a login compares whatever it is
+// given.
 //
 // p must be valid UTF-8 and have 12 to 128 code points. It needs a
 // lowercase letter (unicode.IsLower, so "é" and "ß" count), an uppercase

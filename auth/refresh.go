@@ -24,9 +24,9 @@ func NewRefreshToken() (raw, hash string, err error) {
 }
 
 // HashRefreshToken returns the SHA-256 digest of the raw token's text, as 64
-// lowercase hex characters. The hash is unkeyed, as SPEC.md prescribes: the
-// token has 256 bits of entropy, so a keyed hash would add nothing against
-// guessing, and REFRESH_TOKEN_SECRET plays no part.
+// lowercase hex characters. The hash is unkeyed on purpose: the token has
+// 256 bits of entropy, so a keyed hash would add nothing against guessing,
+// and REFRESH_TOKEN_SECRET plays no part (docs/security.md, Tokens).
 func HashRefreshToken(raw string) string {
 	sum := sha256.Sum256([]byte(raw))
 	return hex.EncodeToString(sum[:])

@@ -10,8 +10,7 @@
 // over long-polling and websocket; the npm socket.io-client 4.8 is tested
 // against it (internal/sockettest). Not the v2 line: its engine.io (v2.5.0)
 // wrote only the first of several room broadcasts that reached a websocket
-// together and dropped the others silently (see the README, Real-time
-// events).
+// together and dropped the others silently (docs/realtime.md).
 //
 //   - A client connects with auth {"token": "<user access token>"}. The token
 //     is verified by ServerConfig.Verify (the same checks as an HTTP request,

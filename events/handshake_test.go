@@ -12,11 +12,10 @@ import (
 
 // TestConnectSentWithoutWaitingForOpen: a client may send its socket.io
 // CONNECT the moment the websocket is open, before it has read the
-// engine.io OPEN packet. engine.io v3.0.2 could drop such a CONNECT (the
-// transport read it before socket.io listened to the connection), and the
-// client then waited for the 45 s connect timeout; this is what made a
-// browser's feed, or one bench client of 2,000, never connect. Every one of
-// many such clients must get its OPEN and its CONNECT acknowledgement.
+// engine.io OPEN packet. A transport that reads it before socket.io
+// listens to the connection drops it (engine.io v3.0.2 did), and the client
+// then waits for the 45 s connect timeout. Every one of many such clients
+// must get its OPEN and its CONNECT acknowledgement.
 func TestConnectSentWithoutWaitingForOpen(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -246,11 +246,12 @@ func (s *Server) Close() {
 // closePolls sends the engine.io close packet to every polling socket that
 // holds a long-poll, so that the poll is answered and its client sees an
 // orderly "transport close" and reconnects (to another instance once this
-// one has left the load balancer). engine.io v3.0.2's own close of a
-// polling transport queues that packet on a write queue it has closed just
-// before, so the poll would stay open until the shutdown budget runs out.
-// (A packet queued first is still written: closing the queue lets the
-// tasks in it run.)
+// one has left the load balancer). When the server closes, engine.io
+// discards each socket's transport (a forced close), which answers a
+// pending long-poll with a NOOP packet and never a CLOSE: the client would
+// poll again, meet a closed server and report a transport error. A packet
+// queued before that close is still written, since closing the transport's
+// write queue lets the tasks already in it run.
 func (s *Server) closePolls() {
 	s.io.Sockets().Sockets().Range(func(_ socket.SocketId, so *socket.Socket) bool {
 		if t := so.Conn().Transport(); t != nil && t.Name() == "polling" && t.Writable() {

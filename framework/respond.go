@@ -175,8 +175,8 @@ func (f *Framework) errorLocale(r *http.Request, st *state) string {
 	return f.resolveLocale(nil, r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
 }
 
-// resolveLocale applies CONTRACT.md's order: the caller's locale, a lang
-// argument, Accept-Language, then the default.
+// resolveLocale picks the locale of messages in this order: the caller's
+// locale, a lang argument, Accept-Language, then the default.
 func (f *Framework) resolveLocale(caller *action.Caller, lang any, acceptLanguage string) string {
 	if caller != nil {
 		if loc, ok := f.catalog.Match(caller.Locale); ok {

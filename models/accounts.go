@@ -298,7 +298,7 @@ const authColumns = `id, email, first_name, last_name, timezone, locale, is_acti
 // authDest lists where ByIDWithSession scans each column of authColumns,
 // then the derived ones, then the session's expiry and assurance. Scanning
 // into explicit fields spares the hottest statement of the service sqlx's
-// reflection (about a tenth of a read's CPU in a profile);
+// reflection;
 // TestChainsAcrossRotation compares the result with ByID's.
 func authDest(r *AccountSession) []any {
 	a, s := &r.Account, &r.Session

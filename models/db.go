@@ -44,7 +44,7 @@ var (
 const connMaxIdleTime = 5 * time.Minute
 
 // Open connects to PostgreSQL with the lib/pq driver and returns a pool of at
-// most maxConns connections (4 to 8 suits a 2-core machine). The DSN may be a
+// most maxConns connections (see DB_MAX_CONNS in the README). The DSN may be a
 // URL or key=value pairs; unless it names a time zone, every session is
 // started with timezone=UTC so timestamps come back in UTC. Open pings the
 // server with ctx before it returns.

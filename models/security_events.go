@@ -10,7 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// The types of security events (CONTRACT.md §9.4).
+// The types of security events (docs/security.md, Security log).
 const (
 	EventRegister               = "register"
 	EventLogin                  = "login"

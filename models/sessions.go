@@ -74,7 +74,7 @@ func (s *Session) normalize() {
 // not stored.
 type SessionState string
 
-// The derived session states of SPEC.md.
+// The derived session states (docs/security.md, Refresh rotation and theft).
 const (
 	// SessionActive: not revoked and expiring after now.
 	SessionActive SessionState = "active"
@@ -179,25 +179,10 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 // lock: READ COMMITTED re-checks the locked row), old_row is empty, nothing
 // is inserted and the UPDATE reports 0 rows.
 //
-// Measured against the two-statement form (INSERT, then UPDATE ... WHERE
-// revoked_at IS NULL; kept in export_test.go for BenchmarkRotate). One
-// refresh = BEGIN + lock the owner + ByHash + Rotate + COMMIT, PostgreSQL
-// 15 on this 2-core VM (loopback round trip about 0.18 ms, fdatasync
-// about 0.24 ms; the machine was shared, load average 1.3 to 5.5), medians
-// of 12 interleaved 1 s runs:
-//
-//	                                 one statement     two statements
-//	sequential, lib/pq defaults      2.42 ms  413/s    2.43 ms  412/s
-//	sequential, binary_parameters    1.94 ms  514/s    2.22 ms  451/s
-//	8 clients, lib/pq defaults       1.01 ms  994/s    1.03 ms  974/s
-//	8 clients, binary_parameters     0.89 ms 1122/s    0.94 ms 1064/s
-//
-// lib/pq spends two round trips per parameterised statement unless the DSN
-// sets binary_parameters=yes. By median one statement was never slower,
-// but single runs overlap: on this shared machine the run-to-run spread is
-// larger than the difference. It is used because it is not slower and, on a
-// conflict, writes nothing (no successor row, index entries or dead tuple
-// to roll back, even without a transaction).
+// One statement rather than an INSERT and an UPDATE (the two-statement form
+// is kept in export_test.go, and BenchmarkRotate compares them): it is no
+// slower and, on a conflict, writes nothing (no successor row, index
+// entries or dead tuple to roll back, even without a transaction).
 func rotateSQL(table, insertCols string) string {
 	return `WITH old_row AS (
 			SELECT id, chain_id, login_at, auth_methods, aal, authenticated_at, provider

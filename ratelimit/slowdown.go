@@ -15,7 +15,11 @@ import (
 	"github.com/actionkit/actionkit/dependency"
 )
 
-// The defaults of SlowDownConfig (CONTRACT.md §10-11).
+// The defaults of SlowDownConfig: a pair slows down after 5 consecutive
+// failures, an account after 50 failures within an hour from all clients;
+// the first delay is 1 s, doubling up to 15 minutes; a client that logged in
+// to the account within 30 days is trusted; a pair's failures are forgotten
+// a day after its last one (docs/security.md, Limits and abuse protection).
 const (
 	DefaultPairFailures    = 5
 	DefaultAccountFailures = 50
@@ -60,7 +64,7 @@ type SlowDownConfig struct {
 	Timeout time.Duration
 }
 
-// SlowDown slows password guessing against one account (CONTRACT.md §10):
+// SlowDown slows password guessing against one account:
 // failed logins are counted per (e-mail, client) and per e-mail over all
 // clients, and past a threshold each further attempt must wait a delay
 // that doubles with every failure, capped. State lives in Redis, updated by

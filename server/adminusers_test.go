@@ -13,7 +13,7 @@ import (
 	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
-// adminPaths are the admin actions on users (CONTRACT.md §9.5).
+// adminPaths are the admin actions on users.
 var adminPaths = []string{"list", "read", "deactivate", "activate", "delete", "restore", "sessions", "revokesessions", "securityevents"}
 
 // listUsers reads every page of the admin's user list for query and

@@ -91,7 +91,7 @@ func TestPasswordResetByMail(t *testing.T) {
 		t.Fatalf("token stored as its SHA-256: %d %v", stored, err)
 	}
 
-	// Bad tokens: the contract's 400, nothing changed.
+	// Bad tokens: the purpose's 400 code, nothing changed.
 	for _, bad := range []string{"abc", strings.ToUpper(token), strings.Repeat("0", 64)} {
 		s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": bad, "password": newPassword}).want(t, 400, "USER_BAD_REQUEST_INVALID_RESET_TOKEN")
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
-// TestSocketClientRecipe runs the README's socket client recipe
+// TestSocketClientRecipe runs the socket client recipe of docs/realtime.md
 // (examples/socket-client/feed.mjs) against the real server.
 func TestSocketClientRecipe(t *testing.T) {
 	t.Parallel()

@@ -12,7 +12,7 @@ import (
 )
 
 // sessionEndLimit is how soon the sockets of an ended session must be
-// disconnected (CONTRACT.md §9.3).
+// disconnected, on every instance, whatever ended it.
 const sessionEndLimit = 2 * time.Second
 
 // loginAgain opens another session of u from a client of its own.

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// wireUserKeys are exactly the keys of the user object (CONTRACT.md 5).
+// wireUserKeys are exactly the keys of the user object on the wire: never a
+// password, salt, token version, token or hash.
 var wireUserKeys = []string{"createdAt", "deletedAt", "email", "emailVerifiedAt", "firstName", "hasPassword", "id", "isActive", "lastLoginAt",
 	"lastName", "locale", "loginCount", "mfaEnabled", "timezone", "updatedAt"}
 

@@ -64,8 +64,8 @@ func TestRefreshCookieWinsOverBody(t *testing.T) {
 	refreshWith(s.client(), http.MethodPost, app.refresh).want(t, 200, "")
 }
 
-// TestRefreshTransitions covers every row of SPEC.md's UserSession table
-// that a refresh can take.
+// TestRefreshTransitions covers every row of the refresh rules (the session
+// states of docs/security.md) that a refresh can take.
 func TestRefreshTransitions(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t), "api")
@@ -143,7 +143,7 @@ func TestRefreshTransitions(t *testing.T) {
 	})
 }
 
-// TestLogout ends the session of the access token (CONTRACT.md §9.3, §11):
+// TestLogout ends the session of the access token (its sid claim):
 // its access token is refused at once, the refresh cookie is cleared, a
 // presented refresh token of another of the caller's sessions ends that one
 // too, and a foreign or unknown refresh token is ignored.

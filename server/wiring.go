@@ -23,7 +23,7 @@ import (
 func (a *app) services() (users, admins *accounts.Service) { return a.users, a.admins }
 
 // loginFirstDelay is the first delay of the login slow-down; zero means the
-// contract's 1 s. Tests lengthen it, once before any server starts, so that
+// default 1 s. Tests lengthen it, once before any server starts, so that
 // a slow machine cannot outwait it between two requests.
 var loginFirstDelay time.Duration
 

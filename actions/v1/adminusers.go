@@ -12,7 +12,7 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
-// The admin actions that manage users (CONTRACT.md §9.5) run on the users'
+// The admin actions that manage users run on the users'
 // account engine, on the admin's behalf: every change goes through the same
 // paths as the user's own (revocation included) and records the admin's id
 // in its security event.

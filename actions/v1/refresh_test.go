@@ -86,7 +86,7 @@ func TestRefreshClientBudget(t *testing.T) {
 }
 
 // TestRefreshAnswersEveryTransition answers each row of the refresh state
-// machine the way CONTRACT.md says, for a browser (cookie) and an app
+// machine as docs/security.md states it, for a browser (cookie) and an app
 // (argument): a rotation returns the new access token and sets the new
 // refresh cookie (the app also gets the refresh token in the body); a spent
 // budget is 429 with Retry-After and keeps the cookie; every other row is

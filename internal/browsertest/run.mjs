@@ -13,7 +13,7 @@
 //
 // Environment: ACTIONKIT_URL (required), CHROMIUM (default /usr/bin/chromium),
 // ACTIONKIT_ARTIFACTS (where screenshots go), ACTIONKIT_DOCS_SCREENSHOT (also
-// write the README's screenshot there).
+// write the screenshot docs/client.md shows there).
 
 import fs from "node:fs";
 import os from "node:os";

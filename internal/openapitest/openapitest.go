@@ -319,7 +319,7 @@ func SchemaPointers(at string, v any) []string {
 }
 
 // Operations lists, sorted, the operations every action's path item must
-// have: the methods CONTRACT.md §5 says an action answers, written here
+// have: the methods every action answers (docs/framework.md), written here
 // once as the tests' independent expectation.
 var Operations = []string{"delete", "get", "head", "patch", "post", "put"}
 

@@ -58,7 +58,7 @@ CREATE INDEX admin_sessions_chain_live_idx ON admin_sessions (chain_id) WHERE re
 -- The admin's user list pages newest first.
 CREATE INDEX users_created_at_idx ON users (created_at, id);
 
--- Security events (CONTRACT.md §9.4), written in the transaction of the
+-- Security events, written in the transaction of the
 -- change they record. An owner is a user or an admin, so there is no foreign
 -- key: the log outlives a purge of sessions, and is purged by age.
 CREATE TABLE security_events (

@@ -89,7 +89,7 @@ func (t *Tokens) Conventions() framework.Conventions {
 }
 
 // bearer reads the token of "Authorization: Bearer <token>" (the scheme
-// in any case, RFC 9110 §11.1).
+// in any case, RFC 9110, section 11.1).
 func bearer(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" || strings.ContainsAny(token, " \t") {

@@ -1,5 +1,5 @@
 // Screenshots of the demo page, desktop and phone-sized, as test artefacts
-// (and, when ACTIONKIT_DOCS_SCREENSHOT names a file, the README's one).
+// (and, when ACTIONKIT_DOCS_SCREENSHOT names a file, the one docs/client.md shows).
 
 import fs from "node:fs";
 import path from "node:path";
