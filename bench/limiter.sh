@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 old=${1:-}
 db="limiterbench$$"
 ns="limiterbench$$"

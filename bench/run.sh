@@ -23,7 +23,7 @@ if ! command -v wrk >/dev/null; then
 	fi
 fi
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 mkdir -p bench/out
 # What is left of the 10 minutes after the builds; load bench itself skips
 # the steps left 9 minutes after $started and then cleans up.

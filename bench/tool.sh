@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 old=${1:-}
 db="toolbench$$"
