@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -14,38 +15,9 @@ func durations(ns ...int) []time.Duration {
 	return out
 }
 
-func TestPercentile(t *testing.T) {
-	hundred := make([]time.Duration, 100)
-	for i := range hundred {
-		hundred[i] = time.Duration(i + 1)
-	}
-	tests := []struct {
-		name   string
-		sorted []time.Duration
-		p      float64
-		want   time.Duration
-	}{
-		{"none", nil, 50, 0},
-		{"one sample", durations(7), 99, 7},
-		{"median of two is the lower", durations(1, 2), 50, 1},
-		{"median of three", durations(1, 2, 3), 50, 2},
-		{"p50 of 1..100", hundred, 50, 50},
-		{"p90 of 1..100", hundred, 90, 90},
-		{"p99 of 1..100", hundred, 99, 99},
-		{"p100 is the max", hundred, 100, 100},
-		{"tiny p is the min", hundred, 0.001, 1},
-		{"p99 of ten is the max", durations(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 99, 10},
-		{"p90 of ten", durations(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 90, 9},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := percentile(tt.sorted, tt.p); got != tt.want {
-				t.Errorf("percentile(%v, %v) = %v, want %v", tt.sorted, tt.p, got, tt.want)
-			}
-		})
-	}
-}
-
+// TestSummarize: the extremes and the mean are exact, the percentiles
+// vegeta's estimates, within half a percent of the value on a uniform
+// spread of 1,000 values (the ranks 500, 900 and 990 of 1..1000 ms).
 func TestSummarize(t *testing.T) {
 	samples := make([]time.Duration, 1000)
 	for i := range samples {
@@ -53,12 +25,31 @@ func TestSummarize(t *testing.T) {
 	}
 	rand.Shuffle(len(samples), func(i, j int) { samples[i], samples[j] = samples[j], samples[i] })
 	got := summarize(samples)
-	want := Latency{Count: 1000, Min: 1, Mean: 500.5, P50: 500, P90: 900, P99: 990, Max: 1000}
-	if got != want {
-		t.Errorf("summarize = %+v, want %+v", got, want)
+	if got.Count != 1000 || got.Min != 1 || got.Max != 1000 || got.Mean != 500.5 {
+		t.Errorf("summarize = %+v, want count 1000, min 1, max 1000, mean 500.5", got)
+	}
+	for _, q := range []struct{ got, want float64 }{{got.P50, 500}, {got.P90, 900}, {got.P99, 990}} {
+		if math.Abs(q.got-q.want) > q.want*0.005 {
+			t.Errorf("percentile %.2f ms, want %.0f ms ± 0.5%% (summary %+v)", q.got, q.want, got)
+		}
 	}
 	if got := summarize(nil); got != (Latency{}) {
 		t.Errorf("summarize(nil) = %+v, want zero", got)
+	}
+}
+
+// TestSummarizeTail: a slow tail of 1% shows in p99 and not in p90.
+func TestSummarizeTail(t *testing.T) {
+	samples := make([]time.Duration, 0, 10000)
+	for range 9890 {
+		samples = append(samples, time.Millisecond)
+	}
+	for range 110 {
+		samples = append(samples, 100*time.Millisecond)
+	}
+	got := summarize(samples)
+	if got.P50 != 1 || got.P90 != 1 || got.P99 < 90 || got.Max != 100 {
+		t.Errorf("got %+v, want p50 and p90 of 1 ms, p99 near 100 ms", got)
 	}
 }
 
@@ -67,5 +58,8 @@ func TestSummarizeNegative(t *testing.T) {
 	got := summarize(durations(-2e6, 1e6, 3e6))
 	if got.Min != -2 || got.P50 != 1 || got.Max != 3 {
 		t.Errorf("got %+v, want min -2, p50 1, max 3", got)
+	}
+	if got := summarize(durations(-4e6, -1e6)); got.Max != -1 || got.Min != -4 {
+		t.Errorf("all negative: got %+v, want min -4, max -1", got)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,16 +19,21 @@ import (
 )
 
 // wrkScript is the Lua script wrk runs: each request carries the next of
-// the users' access tokens in turn, as the read scenario's virtual users
-// do, and the summary is written as one JSON line after wrkMarker. The
-// verbs are the tokens, as Lua strings, and the path.
-const wrkScript = `-- written by load bench; removed after the run
+// the users' access tokens in turn (none without tokens), as the virtual
+// users of a closed loop each hold one, and the summary is written as one
+// JSON line after wrkMarker, followed by wrk's latency histogram, one
+// "wrkMarker h <µs> <count>" line per distinct value, so that slices merge
+// exactly. The verbs are the tokens, as Lua strings, and the path.
+const wrkScript = `-- written by the load tool; removed after the run
 local tokens = {%s}
 local reqs = {}
 local n = 0
 init = function(args)
+  if #tokens == 0 then
+    reqs[1] = wrk.format("GET", %[2]s)
+  end
   for i, t in ipairs(tokens) do
-    reqs[i] = wrk.format("GET", %s, {["Authorization"] = "jwt-user " .. t})
+    reqs[i] = wrk.format("GET", %[2]s, {["Authorization"] = "jwt-user " .. t})
   end
 end
 request = function()
@@ -36,33 +43,33 @@ end
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('` + wrkMarker + `{"requests":%%d,"durationUs":%%d,"connect":%%d,"read":%%d,"write":%%d,' ..
-    '"status":%%d,"timeout":%%d,"minUs":%%d,"meanUs":%%.1f,"p50Us":%%d,"p90Us":%%d,"p99Us":%%d,"maxUs":%%d}\n',
-    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
-    latency.min, latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+    '"status":%%d,"timeout":%%d}\n', summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout))
+  for i = 1, #latency do
+    local us, count = latency(i)
+    io.write(string.format('` + wrkMarker + `h %%d %%d\n', us, count))
+  end
 end
 `
 
-// wrkMarker starts the summary line the script writes.
+// wrkMarker starts the lines the script writes.
 const wrkMarker = "actionkit-wrk "
 
-// wrkSummary is what the script's done() reports; times in microseconds.
+// wrkSummary is what the script's done() reports.
 type wrkSummary struct {
-	Requests   int64   `json:"requests"`
-	DurationUs int64   `json:"durationUs"`
-	Connect    int64   `json:"connect"`
-	Read       int64   `json:"read"`
-	Write      int64   `json:"write"`
-	Status     int64   `json:"status"` // answers with a status of 400 or more
-	Timeout    int64   `json:"timeout"`
-	MinUs      float64 `json:"minUs"`
-	MeanUs     float64 `json:"meanUs"`
-	P50Us      float64 `json:"p50Us"`
-	P90Us      float64 `json:"p90Us"`
-	P99Us      float64 `json:"p99Us"`
-	MaxUs      float64 `json:"maxUs"`
+	Requests   int64 `json:"requests"`
+	DurationUs int64 `json:"durationUs"`
+	Connect    int64 `json:"connect"`
+	Read       int64 `json:"read"`
+	Write      int64 `json:"write"`
+	Status     int64 `json:"status"` // answers with a status of 400 or more
+	Timeout    int64 `json:"timeout"`
+	// buckets is wrk's histogram as it reports it: latency in µs and
+	// count, by increasing latency.
+	buckets [][2]int64
 }
 
-// wrkLuaScript returns the script for tokens and path.
+// wrkLuaScript returns the script for tokens (none: no Authorization) and
+// path.
 func wrkLuaScript(tokens []string, path string) string {
 	quoted := make([]string, len(tokens))
 	for i, t := range tokens {
@@ -91,22 +98,87 @@ func luaString(s string) string {
 	return b.String()
 }
 
-// parseWrk finds the script's summary line in wrk's output.
+// parseWrk finds the script's summary and histogram in wrk's output.
 func parseWrk(out []byte) (wrkSummary, error) {
+	s, err := scanWrk(out)
+	if err == nil && len(s.buckets) > 0 && !slices.IsSortedFunc(s.buckets, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) }) {
+		err = errors.New("wrk histogram out of order")
+	}
+	return s, err
+}
+
+// scanWrk reads the script's lines in wrk's output.
+func scanWrk(out []byte) (wrkSummary, error) {
 	var s wrkSummary
+	found := false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		if line, ok := strings.CutPrefix(sc.Text(), wrkMarker); ok {
-			if err := json.Unmarshal([]byte(line), &s); err != nil {
-				return s, fmt.Errorf("wrk summary %q: %w", line, err)
+		line, ok := strings.CutPrefix(sc.Text(), wrkMarker)
+		if !ok {
+			continue
+		}
+		if hist, ok := strings.CutPrefix(line, "h "); ok {
+			if err := s.addBucket(hist); err != nil {
+				return s, err
 			}
-			if s.DurationUs <= 0 {
-				return s, fmt.Errorf("wrk summary %q: no duration", line)
-			}
-			return s, nil
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			return s, fmt.Errorf("wrk summary %q: %w", line, err)
+		}
+		if s.DurationUs <= 0 {
+			return s, fmt.Errorf("wrk summary %q: no duration", line)
+		}
+		found = true
+	}
+	if !found {
+		return s, fmt.Errorf("no summary in wrk's output: %q", lastLines(out, 5))
+	}
+	return s, nil
+}
+
+// addBucket adds one histogram line, "<µs> <count>".
+func (s *wrkSummary) addBucket(line string) error {
+	us, count, _ := strings.Cut(line, " ")
+	v, err1 := strconv.ParseInt(us, 10, 64)
+	n, err2 := strconv.ParseInt(count, 10, 64)
+	if err1 != nil || err2 != nil || v < 0 || n < 0 || n > 1<<30 {
+		return fmt.Errorf("wrk histogram line %q", line)
+	}
+	s.buckets = append(s.buckets, [2]int64{v, n})
+	return nil
+}
+
+// uncorrect undoes wrk's correction for coordinated omission, which it
+// applies to its histogram before it reports it: for every latency n of at
+// least twice the expected interval e (the run's time over the requests
+// each of the conns connections completed), wrk adds the samples n-e,
+// n-2e, ... down to just above e, requests a connection would have sent
+// had it not waited on a slow answer. Those requests were never sent: a
+// closed loop's latency is each answer's own, as this tool's client
+// measures it, so they are taken out again. From the longest latency down,
+// a bucket m above e holds its own count plus the counts of every longer
+// bucket m + k·e, already known; acc sums those by m mod e.
+func uncorrect(buckets [][2]int64, durationUs, requests int64, conns int) [][2]int64 {
+	perConn := requests / int64(max(conns, 1))
+	if perConn <= 0 || durationUs/perConn <= 0 {
+		return buckets // wrk corrected nothing
+	}
+	e := durationUs / perConn
+	acc := map[int64]int64{}
+	out := make([][2]int64, 0, len(buckets))
+	for _, b := range slices.Backward(buckets) {
+		m, n := b[0], b[1]
+		if m > e {
+			n -= acc[m%e]
+			acc[m%e] += n
+		}
+		if n > 0 {
+			out = append(out, [2]int64{m, n})
 		}
 	}
-	return s, fmt.Errorf("no summary in wrk's output: %q", lastLines(out, 5))
+	slices.Reverse(out)
+	return out
 }
 
 // lastLines returns the last n lines of out.
@@ -115,54 +187,57 @@ func lastLines(out []byte, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// result turns a wrk summary into a result of the read scenario.
-func (s wrkSummary) result(c int) *Result {
-	secs := float64(s.DurationUs) / 1e6
-	r := &Result{Kind: "run", Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: c, Seconds: secs,
-		Ops: s.Requests, Requests: s.Requests, OpsPerSec: float64(s.Requests) / secs, ReqPerSec: float64(s.Requests) / secs,
-		Latency: Latency{Count: int(s.Requests), Min: s.MinUs / 1000, Mean: s.MeanUs / 1000, P50: s.P50Us / 1000,
-			P90: s.P90Us / 1000, P99: s.P99Us / 1000, Max: s.MaxUs / 1000}}
-	errs := map[string]int64{}
-	for k, v := range map[string]int64{"wrk: status 400 or more (read)": s.Status, "wrk: connect (read)": s.Connect,
-		"wrk: read (read)": s.Read, "wrk: write (read)": s.Write, "wrk: timeout (read)": s.Timeout} {
-		if v > 0 {
-			errs[k] = v
+// measured turns a wrk summary of a run over conns connections into what
+// the run measured, its failures named by kind. wrk tells only that a
+// status was 400 or more, so those answers also count as 5xx: an upper
+// bound, never a miss.
+func (s wrkSummary) measured(kind string, conns int) measured {
+	rec := newRecorder()
+	for _, b := range uncorrect(s.buckets, s.DurationUs, s.Requests, conns) {
+		for range b[1] {
+			rec.ops = append(rec.ops, time.Duration(b[0])*time.Microsecond)
 		}
 	}
-	if len(errs) > 0 {
-		r.Errors = errs
+	rec.requests, rec.fivexx = s.Requests, s.Status
+	for k, v := range map[string]int64{"status 400 or more": s.Status, "connect": s.Connect, "read": s.Read, "write": s.Write, "timeout": s.Timeout} {
+		if v > 0 {
+			rec.errors[fmt.Sprintf("wrk: %s (%s)", k, kind)] = v
+			rec.failed += v
+		}
 	}
-	r.Failed = r.ErrorCount()
-	return r
+	return measured{elapsed: time.Duration(s.DurationUs) * time.Microsecond, rec: rec}
 }
 
-// wrkRunner runs wrk against the read of one server, with the script
-// giving each request the next of c users' tokens.
+// wrkRunner runs wrk against one GET path of one server, with the script
+// giving each request the next of c users' tokens (or none).
 type wrkRunner struct {
 	path, script, url string
 	c                 int
 }
 
-// newWrkRunner finds wrk and writes the script for the tokens of the first
-// c users of t's pool; close removes the script.
-func newWrkRunner(ctx context.Context, wrk string, t *target, c int) (*wrkRunner, error) {
-	path, err := exec.LookPath(wrk)
+// newWrkRunner finds wrk and writes the script for path on t, with the
+// tokens of the first c users of t's pool when auth is set; close removes
+// the script.
+func newWrkRunner(ctx context.Context, wrk string, t *target, path string, auth bool, c int) (*wrkRunner, error) {
+	bin, err := exec.LookPath(wrk)
 	if err != nil {
 		return nil, fmt.Errorf("%w (Debian: apt-get install wrk; make bench installs it)", err)
 	}
-	users, err := t.pool.ensure(ctx, c)
+	var tokens []string
+	if auth {
+		users, err := t.pool.ensure(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range users {
+			tokens = append(tokens, u.Access)
+		}
+	}
+	script, err := writeTemp("actionkit-wrk-*.lua", wrkLuaScript(tokens, path))
 	if err != nil {
 		return nil, err
 	}
-	tokens := make([]string, len(users))
-	for i, u := range users {
-		tokens[i] = u.Access
-	}
-	script, err := writeTemp("actionkit-wrk-*.lua", wrkLuaScript(tokens, "/v1/users/read"))
-	if err != nil {
-		return nil, err
-	}
-	return &wrkRunner{path: path, script: script, url: t.base + "/v1/users/read", c: c}, nil
+	return &wrkRunner{path: bin, script: script, url: t.base + path, c: c}, nil
 }
 
 // close removes the script.
@@ -172,9 +247,8 @@ func (w *wrkRunner) close() { os.Remove(w.script) }
 // connections over as many threads as there are cores (at most c). It
 // returns wrk's summary and the CPU time wrk used.
 func (w *wrkRunner) run(ctx context.Context, d time.Duration) (wrkSummary, time.Duration, error) {
-	secs := max(1, int(d/time.Second))
 	cmd := exec.CommandContext(ctx, w.path, "-t", strconv.Itoa(min(runtime.NumCPU(), w.c)), "-c", strconv.Itoa(w.c),
-		"-d", strconv.Itoa(secs)+"s", "--timeout", "30s", "-s", w.script, w.url)
+		"-d", strconv.Itoa(int(wholeSeconds(d)/time.Second))+"s", "--timeout", "30s", "-s", w.script, w.url)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return wrkSummary{}, 0, fmt.Errorf("wrk: %w: %s", err, lastLines(out, 5))
@@ -187,28 +261,8 @@ func (w *wrkRunner) run(ctx context.Context, d time.Duration) (wrkSummary, time.
 	return s, used, err
 }
 
-// merge adds the summary of another run of wrk. Counts and durations add
-// up and the extremes are kept; the mean and the percentiles are averaged,
-// weighted by the requests of each run: an approximation, since wrk reports
-// no histogram.
-func (s *wrkSummary) merge(o wrkSummary) {
-	n, m := float64(s.Requests), float64(o.Requests)
-	if n+m > 0 {
-		avg := func(a, b float64) float64 { return (a*n + b*m) / (n + m) }
-		s.MeanUs, s.P50Us, s.P90Us, s.P99Us = avg(s.MeanUs, o.MeanUs), avg(s.P50Us, o.P50Us), avg(s.P90Us, o.P90Us), avg(s.P99Us, o.P99Us)
-	}
-	if s.Requests == 0 || o.MinUs < s.MinUs {
-		s.MinUs = o.MinUs
-	}
-	s.MaxUs = max(s.MaxUs, o.MaxUs)
-	s.Requests += o.Requests
-	s.DurationUs += o.DurationUs
-	s.Connect += o.Connect
-	s.Read += o.Read
-	s.Write += o.Write
-	s.Status += o.Status
-	s.Timeout += o.Timeout
-}
+// wholeSeconds is d in whole seconds, wrk's unit, and at least one.
+func wholeSeconds(d time.Duration) time.Duration { return max(time.Second, d.Truncate(time.Second)) }
 
 // writeTemp writes text to a new temporary file named after pattern and
 // returns its path.
@@ -226,67 +280,4 @@ func writeTemp(pattern, text string) (string, error) {
 		return "", errors.Join(err, errors.New("writing the wrk script"))
 	}
 	return f.Name(), nil
-}
-
-// compareWithWrk measures the read at concurrency c on t by this tool and
-// by wrk in alternating slices (tool, wrk, then wrk, tool, ...), n of each,
-// run.Duration / n long in whole seconds (wrk's unit), this tool's
-// connections kept open between its slices: a drift of the machine's
-// speed then slows both alike. It returns this tool's result and wrk's.
-func compareWithWrk(ctx context.Context, wrk string, t *target, c int, run runConfig, n int) (*Result, *Result, error) {
-	wr, err := newWrkRunner(ctx, wrk, t, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer wr.close()
-	tool := &side{series: "wrk", t: t}
-	defer tool.close()
-	if err := tool.prepare(ctx, c, run.Warmup); err != nil {
-		return nil, nil, err
-	}
-	slice := wrkSliceLength(run.Duration, n)
-	cfg := runConfig{Duration: slice, MaxOps: max(1, run.MaxOps/int64(n))}
-	var sum wrkSummary
-	var cpu cpuSum
-	started := time.Now()
-	before := machineBusy(time.Second)
-	steps := []func() error{
-		func() error { tool.measure(ctx, cfg); return ctx.Err() },
-		func() error { return wrkSlice(ctx, wr, t.pid, slice, &sum, &cpu) },
-	}
-	for i := range n {
-		first, second := steps[0], steps[1]
-		if i%2 == 1 {
-			first, second = second, first
-		}
-		if err := errors.Join(first(), second()); err != nil {
-			return nil, nil, err
-		}
-	}
-	w := sum.result(c)
-	w.Started, w.CPU = started, cpu.mean(before)
-	return tool.result(c, before), w, nil
-}
-
-// wrkSliceLength is d / n in whole seconds, wrk's unit, and at least one.
-func wrkSliceLength(d time.Duration, n int) time.Duration {
-	return max(time.Second, (d / time.Duration(max(n, 1))).Truncate(time.Second))
-}
-
-// wrkSlice runs wrk once for d and adds its summary to sum and its use of
-// the cores to cpu, wrk's own CPU as the tool's.
-func wrkSlice(ctx context.Context, wr *wrkRunner, pid int, d time.Duration, sum *wrkSummary, cpu *cpuSum) error {
-	a := takeCPU(pid)
-	s, used, err := wr.run(ctx, d)
-	b := takeCPU(pid)
-	if err != nil {
-		return err
-	}
-	u, wall := cpuBetween(a, b, runtime.NumCPU()), b.at.Sub(a.at).Seconds()
-	if wall > 0 {
-		u.Tool = used.Seconds() / wall
-	}
-	cpu.add(u, wall)
-	sum.merge(s)
-	return nil
 }

@@ -6,13 +6,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// wrkOutput is wrk 4.1's output with the bench script's summary line.
+// wrkOutput is wrk 4.1's output with the bench script's summary line and
+// histogram.
 const wrkOutput = `Running 10s test @ http://127.0.0.1:40111/v1/users/read
   2 threads and 64 connections
   Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -22,7 +24,10 @@ const wrkOutput = `Running 10s test @ http://127.0.0.1:40111/v1/users/read
   Non-2xx or 3xx responses: 3
 Requests/sec:  28399.19
 Transfer/sec:     19.00MB
-actionkit-wrk {"requests":284012,"durationUs":10000795,"connect":0,"read":1,"write":0,"status":3,"timeout":2,"minUs":61,"meanUs":2350.4,"p50Us":2010,"p90Us":4300,"p99Us":7900,"maxUs":18550}
+actionkit-wrk {"requests":284012,"durationUs":10000795,"connect":0,"read":1,"write":0,"status":3,"timeout":2}
+actionkit-wrk h 61 1
+actionkit-wrk h 2010 97
+actionkit-wrk h 18550 2
 `
 
 func TestParseWrk(t *testing.T) {
@@ -30,29 +35,28 @@ func TestParseWrk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := s.result(64)
+	r := &Result{}
+	fill(r, s.measured("read", 64))
 	if r.Requests != 284012 || r.Seconds < 10.0007 || r.Seconds > 10.0008 || int(r.ReqPerSec) != 28398 {
 		t.Errorf("requests %d in %vs, %v req/s; want 284012 in 10.000795 s, 28,398/s", r.Requests, r.Seconds, r.ReqPerSec)
 	}
-	if r.Latency.P50 != 2.01 || r.Latency.P90 != 4.3 || r.Latency.P99 != 7.9 || r.Latency.Max != 18.55 || r.Latency.Min != 0.061 {
-		t.Errorf("latency %+v, want ms from µs", r.Latency)
+	if r.Latency.Count != 100 || r.Latency.Min != 0.061 || r.Latency.P50 != 2.01 || r.Latency.Max != 18.55 {
+		t.Errorf("latency %+v, want 100 answers from 61 µs to 18.55 ms, most at 2.01 ms", r.Latency)
 	}
 	want := map[string]int64{"wrk: status 400 or more (read)": 3, "wrk: read (read)": 1, "wrk: timeout (read)": 2}
-	if len(r.Errors) != len(want) || r.Failed != 6 {
-		t.Errorf("errors %v (%d failed), want %v", r.Errors, r.Failed, want)
+	if len(r.Errors) != len(want) || r.Failed != 6 || r.Status5xx != 3 {
+		t.Errorf("errors %v (%d failed, %d 5xx), want %v, 6 failed and the 3 statuses counted as 5xx", r.Errors, r.Failed, r.Status5xx, want)
 	}
 	for k, v := range want {
 		if r.Errors[k] != v {
 			t.Errorf("errors[%q] = %d, want %d", k, r.Errors[k], v)
 		}
 	}
-	if r.Series != "wrk" || r.Tool != "wrk" || r.Scenario != "read" || r.Target != "server" || r.Concurrency != 64 {
-		t.Errorf("labelled %+v", r)
-	}
 	for _, bad := range []string{
 		"Requests/sec:  28399.19\n",                         // no summary: a wrk without the script
 		"actionkit-wrk {\"requests\":1,\"durationUs\":0}\n", // no duration
 		"actionkit-wrk {not json}\n",
+		"actionkit-wrk {\"requests\":1,\"durationUs\":9}\nactionkit-wrk h 12 x\n",
 	} {
 		if _, err := parseWrk([]byte(bad)); err == nil {
 			t.Errorf("parseWrk(%q): nil error", bad)
@@ -60,85 +64,191 @@ func TestParseWrk(t *testing.T) {
 	}
 }
 
-func TestWrkLuaScript(t *testing.T) {
-	got := wrkLuaScript([]string{"a.b-c_d", `x"y\z` + "\n"}, "/v1/users/read")
-	for _, want := range []string{`local tokens = {"a.b-c_d", "x\"y\\z\010"}`, `wrk.format("GET", "/v1/users/read", {["Authorization"] = "jwt-user " .. t})`,
-		"n = n % #reqs + 1", `io.write(string.format('actionkit-wrk {"requests":%d,`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("script lacks %q:\n%s", want, got)
+// correct is wrk's correction for coordinated omission (stats_correct in
+// its stats.c), written again here as the model uncorrect must invert: for
+// each latency n from 2e up, its count is added at n-e, n-2e, ... while
+// above e.
+func correct(hist map[int64]int64, e int64) {
+	var top int64
+	for n := range hist {
+		top = max(top, n)
+	}
+	for n := 2 * e; n <= top; n++ {
+		count := hist[n]
+		for m := n - e; count > 0 && m > e; m -= e {
+			hist[m] += count
 		}
 	}
 }
 
-func TestWrkSummaryMerge(t *testing.T) {
-	s := wrkSummary{Requests: 100, DurationUs: 1_000_000, Status: 1, MinUs: 50, MeanUs: 1000, P50Us: 900, P90Us: 2000, P99Us: 4000, MaxUs: 9000}
-	s.merge(wrkSummary{Requests: 300, DurationUs: 2_000_000, Timeout: 2, MinUs: 40, MeanUs: 2000, P50Us: 1700, P90Us: 3000, P99Us: 8000, MaxUs: 7000})
-	want := wrkSummary{Requests: 400, DurationUs: 3_000_000, Status: 1, Timeout: 2, MinUs: 40, MeanUs: 1750, P50Us: 1500, P90Us: 2750,
-		P99Us: 7000, MaxUs: 9000}
-	if s != want {
-		t.Errorf("merged %+v, want %+v", s, want)
+// TestUncorrect: a closed loop's histogram with slow answers, corrected as
+// wrk does, comes back as it was.
+func TestUncorrect(t *testing.T) {
+	raw := map[int64]int64{40: 500, 100: 300, 101: 7, 250: 20, 251: 2, 1000: 3, 5003: 1}
+	var requests int64
+	for _, n := range raw {
+		requests += n
 	}
-	var empty wrkSummary
-	empty.merge(wrkSummary{Requests: 5, DurationUs: 10, MinUs: 70, P50Us: 100, MaxUs: 200})
-	if empty.MinUs != 70 || empty.P50Us != 100 || empty.Requests != 5 {
-		t.Errorf("merged into nothing: %+v", empty)
+	const conns, durationUs = 4, 20_800 // e = 20,800 / (833 / 4 = 208) = 100 µs
+	corrected := map[int64]int64{}
+	for k, v := range raw {
+		corrected[k] = v
+	}
+	correct(corrected, 100)
+	var buckets [][2]int64
+	var total int64
+	for n := range int64(5004) {
+		if c := corrected[n]; c > 0 {
+			buckets = append(buckets, [2]int64{n, c})
+			total += c
+		}
+	}
+	if total <= requests {
+		t.Fatalf("the model added nothing: %d samples for %d requests", total, requests)
+	}
+	got := uncorrect(buckets, durationUs, requests, conns)
+	want := [][2]int64{{40, 500}, {100, 300}, {101, 7}, {250, 20}, {251, 2}, {1000, 3}, {5003, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("uncorrect = %v, want %v", got, want)
+	}
+	if got := uncorrect(want, 100, 3, 4); !reflect.DeepEqual(got, want) {
+		t.Errorf("fewer requests than connections (wrk corrects nothing): got %v", got)
 	}
 }
 
-// TestCompareWithWrk runs Debian's wrk against a local server, in slices
-// alternating with this tool: every request carries one of the users'
-// tokens, all of them are used, and the counts match what the server
-// answered.
-func TestCompareWithWrk(t *testing.T) {
+func TestWrkLuaScript(t *testing.T) {
+	got := wrkLuaScript([]string{"a.b-c_d", `x"y\z` + "\n"}, "/v1/users/read")
+	for _, want := range []string{`local tokens = {"a.b-c_d", "x\"y\\z\010"}`, `wrk.format("GET", "/v1/users/read", {["Authorization"] = "jwt-user " .. t})`,
+		"n = n % #reqs + 1", `io.write(string.format('actionkit-wrk {"requests":%d,`, `io.write(string.format('actionkit-wrk h %d %d\n', us, count))`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("script lacks %q:\n%s", want, got)
+		}
+	}
+	if bare := wrkLuaScript(nil, "/bare"); !strings.Contains(bare, "local tokens = {}") || !strings.Contains(bare, `reqs[1] = wrk.format("GET", "/bare")`) {
+		t.Errorf("script without tokens:\n%s", bare)
+	}
+}
+
+// needWrk skips the test without wrk, unless CI demands it.
+func needWrk(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("wrk"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("wrk is not installed (apt-get install wrk)")
 		}
 		t.Skip("wrk is not installed (apt-get install wrk; make bench installs it)")
 	}
+}
+
+// countingServer answers every request 200, but 401 to the token
+// "refused", and counts the requests by path and Authorization. Every
+// 50th request waits 30 ms: slow answers that wrk corrects for.
+func countingServer(t *testing.T) (*httptest.Server, func() map[string]int64) {
 	var mu sync.Mutex
 	seen := map[string]int64{}
+	var n int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		mu.Lock()
 		seen[r.URL.Path+" "+auth]++
+		n++
+		slow := n%50 == 0
 		mu.Unlock()
+		if slow {
+			time.Sleep(30 * time.Millisecond)
+		}
 		if auth == "jwt-user refused" {
 			w.WriteHeader(http.StatusUnauthorized)
 		}
 		_, _ = w.Write([]byte(`{"status":200,"success":true}`))
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, func() map[string]int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]int64{}
+		for k, v := range seen {
+			out[k] = v
+		}
+		return out
+	}
+}
+
+// TestAlternateToolAndWrk runs this tool's client and Debian's wrk against
+// a local server in alternating slices: every request carries one of the
+// users' tokens, all of them are used, the counts match what the server
+// answered, the warm-up is not counted and each side's CPU is its own.
+func TestAlternateToolAndWrk(t *testing.T) {
+	needWrk(t)
+	srv, seen := countingServer(t)
 	tg := &target{base: srv.URL, pool: newUserPool("wrk", srv.URL)}
 	tg.pool.users = []*user{{Access: "first"}, {Access: "second"}, {Access: "refused"}, {Access: "unused"}}
-	tool, w, err := compareWithWrk(context.Background(), "wrk", tg, 3, runConfig{Duration: 2 * time.Second, Warmup: 10 * time.Millisecond, MaxOps: 1 << 40}, 2)
+	ctx := context.Background()
+	client := newHTTPClient(3)
+	workers := []*worker{newWorker(0, srv.URL, client), newWorker(1, srv.URL, client), newWorker(2, srv.URL, client)}
+	if err := shareUsers(ctx, tg, workers); err != nil {
+		t.Fatal(err)
+	}
+	wr, err := newWrkRunner(ctx, "wrk", tg, "/v1/users/read", true, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	defer wr.close()
+	sides := [2]slicer{&goSlicer{workers: workers, op: opRead}, &wrkSlicer{wr: wr, kind: "read"}}
+	sums, _, err := alternate(ctx, sides, 100*time.Millisecond, 2, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, w := sums[0].result(&Result{}, 0.5), sums[1].result(&Result{}, 0.5)
+	got := seen()
 	var total int64
 	for _, tok := range []string{"first", "second", "refused"} {
-		n := seen["/v1/users/read jwt-user "+tok]
+		n := got["/v1/users/read jwt-user "+tok]
 		if n == 0 {
-			t.Errorf("no request carried token %q: %v", tok, seen)
+			t.Errorf("no request carried token %q: %v", tok, got)
 		}
 		total += n
 	}
-	if len(seen) != 3 {
-		t.Errorf("requests %v, want /v1/users/read with the first 3 users' tokens only", seen)
+	if len(got) != 3 {
+		t.Errorf("requests %v, want /v1/users/read with the first 3 users' tokens only", got)
 	}
-	if w.Requests == 0 || tool.Requests == 0 || w.Requests+tool.Requests > total || w.Seconds < 1.9 || tool.Seconds < 1.9 {
-		t.Errorf("wrk counted %d requests in %.2f s, this tool %d in %.2f s; the server answered %d; want two 1 s slices each",
+	// The warm-ups (100 ms of this tool, a second of wrk) are answered
+	// but not counted.
+	if w.Requests == 0 || tool.Requests == 0 || w.Requests+tool.Requests >= total || w.Seconds < 1.9 || tool.Seconds < 1.9 {
+		t.Errorf("wrk counted %d requests in %.2f s, this tool %d in %.2f s; the server answered %d; want two 1 s slices each, warm-ups apart",
 			w.Requests, w.Seconds, tool.Requests, tool.Seconds, total)
 	}
-	if w.Errors["wrk: status 400 or more (read)"] == 0 || tool.Errors["401 - (read)"] == 0 {
-		t.Errorf("errors: wrk %v, this tool %v; want the refused token's 401s in both", w.Errors, tool.Errors)
+	if w.Errors["wrk: status 400 or more (read)"] == 0 || tool.Errors["401 - (read)"] == 0 || w.Latency.Count == 0 || w.Latency.P99 <= 0 {
+		t.Errorf("errors: wrk %v, this tool %v, wrk's latency %+v; want the refused token's 401s in both and wrk's histogram",
+			w.Errors, tool.Errors, w.Latency)
 	}
-	if w.Series != "wrk" || w.Tool != "wrk" || tool.Series != "wrk" || tool.Tool != "" || w.Latency.P99 <= 0 {
-		t.Errorf("labelled %+v and %+v", w, tool)
+	if w.CPU == nil || w.CPU.Tool <= 0 || tool.CPU == nil || tool.CPU.Tool <= 0 || w.CPU.Before != 0.5 {
+		t.Errorf("CPU: wrk %+v, this tool %+v; want each one's own share and the machine's busy cores before", w.CPU, tool.CPU)
 	}
-	if w.CPU == nil || w.CPU.Tool <= 0 || tool.CPU == nil || tool.CPU.Tool <= 0 {
-		t.Errorf("CPU: wrk %+v, this tool %+v; want each one's own share", w.CPU, tool.CPU)
+}
+
+// TestRunWrkWithoutTokens: a baseline without a token is read by wrk with
+// no Authorization header, after an unmeasured warm-up, and its latencies
+// are the answers', one each, without the samples wrk adds for the slow
+// ones.
+func TestRunWrkWithoutTokens(t *testing.T) {
+	needWrk(t)
+	srv, seen := countingServer(t)
+	tg := &target{base: srv.URL, pool: newUserPool("bare", srv.URL)}
+	res := &Result{Kind: "run", Scenario: "bare", Target: "baseline", Concurrency: 2}
+	if err := runWrk(context.Background(), "wrk", tg, "/bare", false, runConfig{Duration: time.Second, Warmup: time.Second}, res); err != nil {
+		t.Fatal(err)
+	}
+	got := seen()
+	if len(got) != 1 || got["/bare "] <= res.Requests || res.Requests == 0 || res.Tool != "wrk" || res.ErrorCount() != 0 {
+		t.Errorf("server saw %v, wrk counted %d (tool %q, errors %v); want /bare without a token, the warm-up's answers uncounted",
+			got, res.Requests, res.Tool, res.Errors)
+	}
+	if int64(res.Latency.Count) != res.Requests || res.Latency.Max < 29 {
+		t.Errorf("%d latencies for %d answers, max %.1f ms; want one per answer, the 30 ms ones among them", res.Latency.Count,
+			res.Requests, res.Latency.Max)
+	}
+	if res.CPU == nil || res.CPU.Tool <= 0 || res.Peak == nil {
+		t.Errorf("CPU %+v, peak %+v; want wrk's own CPU and the sampler's peak", res.CPU, res.Peak)
 	}
 }

@@ -1,27 +1,36 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
+
+// The scenarios whose requests depend on earlier answers (a refresh chain,
+// the post just created) are driven by this tool's own virtual users over
+// Go's net/http client. The read and the baselines, where a lean client
+// matters most, are driven by wrk (wrk.go), and the open loop by vegeta
+// (open.go).
 
 // requestTimeout bounds one request; a run's end never cancels a request
 // in flight (a refresh cut short would leave its chain in doubt).
 const requestTimeout = 30 * time.Second
 
-// newHTTPClient returns a net/http client for what is not measured (the
-// server's /metrics), without compression.
+// newHTTPClient returns a client keeping up to conns keep-alive
+// connections to one server, without compression.
 func newHTTPClient(conns int) *http.Client {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        2 * conns,
-		MaxIdleConnsPerHost: 2 * conns,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
@@ -36,9 +45,6 @@ type recorder struct {
 	fivexx   int64
 	byKind   map[string][]time.Duration
 	errors   map[string]int64
-	// lag is, in an open-loop run, how late each operation started after
-	// its scheduled time.
-	lag []time.Duration
 }
 
 // newRecorder returns an empty recorder.
@@ -49,7 +55,6 @@ func newRecorder() *recorder {
 // merge adds what o collected.
 func (r *recorder) merge(o *recorder) {
 	r.ops = append(r.ops, o.ops...)
-	r.lag = append(r.lag, o.lag...)
 	r.failed += o.failed
 	r.requests += o.requests
 	r.fivexx += o.fivexx
@@ -61,33 +66,25 @@ func (r *recorder) merge(o *recorder) {
 	}
 }
 
-// worker is one virtual user: it runs operations one after another over
-// its own keep-alive connection.
+// worker is one virtual user: it runs operations one after another, one
+// request at a time, through a client shared with the run's other workers
+// (which keeps a keep-alive connection for each).
 type worker struct {
 	id        int
-	conn      *httpConn
+	base      string // http://host:port
+	client    *http.Client
 	rng       *rand.Rand
-	req       []byte // the request being built, reused
 	rec       *recorder
 	measuring bool // whether the operation under way counts
 	user      *user
-	state     any // the scenario's own, per virtual user
 }
 
-// newWorker returns virtual user id, sending to base (an http URL, checked
-// by the callers) over a connection of its own; close it after use.
-func newWorker(id int, base string) *worker {
-	conn, err := newHTTPConn(base)
-	if err != nil {
-		conn = &httpConn{addr: "invalid base URL " + base} // every call fails with a transport error
-	}
-	return &worker{id: id, conn: conn, rng: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano()))), rec: newRecorder()}
+// newWorker returns virtual user id, sending to base through client.
+func newWorker(id int, base string, client *http.Client) *worker {
+	return &worker{id: id, base: base, client: client, rng: rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano()))), rec: newRecorder()}
 }
 
-// close closes the worker's connection.
-func (w *worker) close() { w.conn.close() }
-
-// answer is one HTTP answer; body is valid until the worker's next call.
+// answer is one HTTP answer.
 type answer struct {
 	status int
 	body   []byte
@@ -97,38 +94,59 @@ type answer struct {
 // headers (name, value pairs), measures it under kind and counts its
 // failure, if any, by status and error code. A non-2xx answer is returned
 // as an error.
-func (w *worker) call(_ context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
-	var raw []byte
+func (w *worker) call(ctx context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
+	var rd io.Reader
 	if body != nil {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
 			return answer{}, err
 		}
+		rd = bytes.NewReader(raw)
 	}
-	w.req = appendRequest(w.req[:0], method, w.conn.host, path, raw, headers...)
-	return w.send(kind, w.req)
-}
-
-// send sends req, a whole request, and measures it as call does.
-func (w *worker) send(kind string, req []byte) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, method, w.base+path, rd)
+	if err != nil {
+		return answer{}, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	start := time.Now()
-	status, body, err := w.conn.roundTrip(req)
-	a := answer{status: status, body: body}
-	if w.measuring {
-		w.rec.requests++
-		w.rec.byKind[kind] = append(w.rec.byKind[kind], time.Since(start))
-	}
+	a, err := w.roundTrip(req)
+	w.count(kind, time.Since(start), a, err)
 	if err == nil && a.status/100 == 2 {
 		return a, nil
 	}
-	key := failureKey(kind, a, err)
-	if w.measuring {
-		w.rec.errors[key]++
-		if a.status >= 500 {
-			w.rec.fivexx++
-		}
+	return a, errors.New(failureKey(kind, a, err))
+}
+
+// roundTrip sends req and reads the whole answer.
+func (w *worker) roundTrip(req *http.Request) (answer, error) {
+	res, err := w.client.Do(req)
+	if err != nil {
+		return answer{}, err
 	}
-	return a, errors.New(key)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	return answer{status: res.StatusCode, body: body}, err
+}
+
+// count records one request of kind, if the operation is measured.
+func (w *worker) count(kind string, took time.Duration, a answer, err error) {
+	if !w.measuring {
+		return
+	}
+	w.rec.requests++
+	w.rec.byKind[kind] = append(w.rec.byKind[kind], took)
+	if err == nil && a.status/100 == 2 {
+		return
+	}
+	w.rec.errors[failureKey(kind, a, err)]++
+	if a.status >= 500 {
+		w.rec.fivexx++
+	}
 }
 
 // failureKey names a failure as "status CODE (kind)", or "transport:
@@ -150,6 +168,15 @@ func failureKey(kind string, a answer, err error) string {
 		e.Error = "-"
 	}
 	return fmt.Sprintf("%d %s (%s)", a.status, e.Error, kind)
+}
+
+// transportKey names a transport failure that came as text (vegeta's):
+// its last part, without the addresses before it.
+func transportKey(kind, text string) string {
+	if i := strings.LastIndex(text, ": "); i >= 0 {
+		text = text[i+2:]
+	}
+	return fmt.Sprintf("transport: %s (%s)", text, kind)
 }
 
 // decode reads the JSON answer a into v, counting a malformed answer as a

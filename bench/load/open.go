@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// openLoop reads the user's profile on t at rate requests a second on a
+// fixed schedule, whatever the answers, with vegeta over c connections (c
+// workers; when all are busy the schedule waits for one), for cfg.Warmup
+// unmeasured and then cfg.Duration. Each request is timed from when it was
+// due, not from when it was sent, so that a server that stalls is charged
+// for the requests that queued behind the stall (no coordinated omission);
+// how late each was sent is kept apart (Lag). vegeta numbers its requests
+// in the order of the schedule and paces request k to leave k+1 intervals
+// after the start, so that the due time of each answer is known.
+func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig) (*Result, error) {
+	users, err := t.pool.ensure(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	headers := make([]http.Header, len(users))
+	for i, u := range users {
+		headers[i] = http.Header{"Authorization": {u.authorization()}}
+	}
+	url := t.base + "/v1/users/read"
+	var next atomic.Uint64
+	targeter := func(tg *vegeta.Target) error {
+		tg.Method, tg.URL, tg.Header = http.MethodGet, url, headers[(next.Add(1)-1)%uint64(len(headers))]
+		return nil
+	}
+	// A minute's worth of requests as the frequency keeps the interval
+	// exact to the nanosecond for any rate the flag accepts.
+	pacer := vegeta.ConstantPacer{Freq: max(1, int(math.Round(rate*60))), Per: time.Minute}
+	interval := time.Duration(pacer.Per.Nanoseconds() / int64(pacer.Freq))
+	atk := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)), vegeta.Connections(c),
+		vegeta.MaxConnections(c), vegeta.KeepAlive(true), vegeta.Timeout(requestTimeout), vegeta.Redirects(vegeta.NoFollow))
+	res := &Result{Kind: "run", Scenario: "read", Target: "server", Tool: "vegeta", Concurrency: c, Rate: rate}
+	stop := context.AfterFunc(ctx, func() { atk.Stop() })
+	defer stop()
+	smp := startSampler(ctx, t.metricsURL, t.pid)
+	res.Started = time.Now()
+	began := time.Now()
+	from := began.Add(cfg.Warmup)
+	rec, lag := newRecorder(), []time.Duration{}
+	last := from
+	for r := range atk.Attack(targeter, pacer, cfg.Warmup+cfg.Duration, "") {
+		due := began.Add(time.Duration(r.Seq+1) * interval)
+		if due.Before(from) {
+			continue
+		}
+		rec.ops = append(rec.ops, r.End().Sub(due))
+		lag = append(lag, max(0, r.Timestamp.Sub(due)))
+		countResult(rec, r)
+		last = maxTime(last, r.End())
+	}
+	peak, use := smp.stop()
+	res.Peak, res.CPU = &peak, &use
+	fill(res, measured{elapsed: last.Sub(from), rec: rec})
+	if len(lag) > 0 {
+		l := summarize(lag)
+		res.Lag = &l
+	}
+	if err := ctx.Err(); err != nil {
+		res.Error = "cut short: " + err.Error()
+	}
+	return res, nil
+}
+
+// countResult counts one vegeta answer as a read request and, when it
+// failed, its failure by status and error code.
+func countResult(rec *recorder, r *vegeta.Result) {
+	rec.requests++
+	switch {
+	case r.Code == 0:
+		rec.errors[transportKey("read", r.Error)]++
+	case r.Code/100 != 2:
+		rec.errors[failureKey("read", answer{status: int(r.Code), body: r.Body}, nil)]++
+		if r.Code >= 500 {
+			rec.fivexx++
+		}
+	default:
+		return
+	}
+	rec.failed++
+}
+
+// maxTime returns the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
