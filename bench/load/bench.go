@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -348,7 +349,7 @@ func measureIdle(ctx context.Context, metricsURL string, pid int) Idle {
 	case <-ctx.Done():
 	}
 	var idle Idle
-	if values, err := scrape(ctx, newHTTPClient(1), metricsURL); err == nil {
+	if values, err := scrape(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL); err == nil {
 		idle.RSS = int64(values["process_resident_memory_bytes"])
 		idle.Goroutines = int64(values["go_goroutines"])
 	}

@@ -89,7 +89,7 @@ func (b *benchRun) wrkSide(ctx context.Context, t *target, path string, auth boo
 func (b *benchRun) compareWithWrk(ctx context.Context, c int) {
 	labels := [2]Result{{Scenario: "read", Target: "server", Series: "wrk", Concurrency: c},
 		{Scenario: "read", Target: "server", Series: "wrk", Tool: "wrk", Concurrency: c}}
-	client := newHTTPClient(c)
+	client := newClient(b.t.base, c)
 	defer client.CloseIdleConnections()
 	workers := make([]*worker, c)
 	for i := range workers {

@@ -186,7 +186,7 @@ func (rp *report) wrkPart() string {
 		}
 	}
 	text := fmt.Sprintf("### The same read measured by wrk\n\nThe plan's read is wrk's (%s). After it, this tool's own virtual "+
-		"users, the client that refresh, login, publish and mixed go through (Go's net/http, a keep-alive connection per virtual "+
+		"users, the client that refresh, login, publish and mixed go through (fasthttp's, a keep-alive connection per virtual "+
 		"user, each holding one user's token), and wrk read the same server at the same concurrency in alternating slices%s: this "+
 		"tool, wrk, then wrk, this tool..., this tool's connections kept open and warm, so that a drift of the machine's speed "+
 		"slows both alike. wrk runs as `wrk -t<cores> -c<c> -d<slice> -s <script>`, a Lua script giving each request the access "+
@@ -300,7 +300,7 @@ func (rp *report) openPart() string {
 	}
 	text := "### The read in an open loop\n\nThe closed loops above send a request only when an answer came back, so a " +
 		"server that stalls is sent less and its stall hides in a few slow requests (coordinated omission). Here vegeta (" +
-		orUnknown(rp.meta.Machine.Vegeta) + ", Go's net/http client) sends requests due on a fixed schedule" + share +
+		orUnknown(rp.meta.Machine.Vegeta) + ", through this tool's fasthttp client) sends requests due on a fixed schedule" + share +
 		", whatever the answers, carried by the given number of connections; each request is timed from when it was due " +
 		"(from vegeta's sequence number and its pacing), so time spent waiting for a free connection behind a stall counts. " +
 		"\"Sent late\" is how long after their due time requests left (p50 / p99 / max): all connections busy, or the tool late. " +

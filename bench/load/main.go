@@ -21,7 +21,7 @@
 // the baselines are closed loops run by Debian's wrk (wrk.go), the open
 // loop by vegeta (open.go). The scenarios whose requests depend on earlier
 // answers (refresh chains, the post just created, the mixed blend) are
-// closed loops of this tool's own virtual users over net/http (client.go,
+// closed loops of this tool's own virtual users over fasthttp (client.go,
 // runner.go): each sends its next operation as soon as the previous one
 // ended. What stays here is that glue, the node socket clients' fan-out,
 // the baselines measured in the same run, the server's sampling and the

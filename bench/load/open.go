@@ -38,8 +38,12 @@ func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig
 	// exact to the nanosecond for any rate the flag accepts.
 	pacer := vegeta.ConstantPacer{Freq: max(1, int(math.Round(rate*60))), Per: time.Minute}
 	interval := time.Duration(pacer.Per.Nanoseconds() / int64(pacer.Freq))
-	atk := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)), vegeta.Connections(c),
-		vegeta.MaxConnections(c), vegeta.KeepAlive(true), vegeta.Timeout(requestTimeout), vegeta.Redirects(vegeta.NoFollow))
+	// vegeta's own options for its transport do not apply to this one:
+	// the client keeps up to c connections and bounds each request.
+	client := newClient(t.base, c)
+	defer client.CloseIdleConnections()
+	atk := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)),
+		vegeta.Client(&http.Client{Transport: fastTransport{client}, CheckRedirect: noRedirect}))
 	res := &Result{Kind: "run", Scenario: "read", Target: "server", Tool: "vegeta", Concurrency: c, Rate: rate}
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
@@ -71,6 +75,10 @@ func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig
 	}
 	return res, nil
 }
+
+// noRedirect leaves a redirect unfollowed: the read never redirects, and
+// a redirect would be counted as the failure it is.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // countResult counts one vegeta answer as a read request and, when it
 // failed, its failure by status and error code.

@@ -179,7 +179,7 @@ func (rp *report) machineSection() string {
 		"The read and the baselines are driven by Debian's wrk (`wrk -t<cores> -c<c>`, a Lua script giving each request the access "+
 		"token of the next of the c users in turn), which takes little of the cores it shares with the server; refresh, login, "+
 		"publish and mixed, whose requests depend on earlier answers (each user's refresh chain, the post just created), by this "+
-		"tool's own virtual users over Go's net/http client; [the read by that client beside wrk's](#the-same-read-measured-by-wrk) "+
+		"tool's own virtual users over fasthttp's client; [the read by that client beside wrk's](#the-same-read-measured-by-wrk) "+
 		"shows what it costs. %s warm-up, then %s measured per server run (%s per baseline run). Latency is per operation "+
 		"(publish: create + publish): wrk's from its histogram of every answer, this tool's percentiles as vegeta's latency "+
 		"metrics estimate them. Peak RSS is the kernel's VmHWM of the "+

@@ -96,7 +96,7 @@ func (r *Result) ChecksOK() bool {
 // runHTTP runs scenario sc against base with concurrency virtual users of
 // this tool, sampling the server when t knows its metrics or pid.
 func runHTTP(ctx context.Context, t *target, base string, sc *scenario, concurrency int, cfg runConfig) (*Result, error) {
-	client := newHTTPClient(concurrency)
+	client := newClient(base, concurrency)
 	defer client.CloseIdleConnections()
 	workers := make([]*worker, concurrency)
 	for i := range workers {

@@ -10,9 +10,9 @@ import (
 
 func workers(n int) []*worker {
 	ws := make([]*worker, n)
-	client := newHTTPClient(n)
+	client := newClient("http://127.0.0.1:1", n)
 	for i := range ws {
-		ws[i] = newWorker(i, "http://127.0.0.1:0", client)
+		ws[i] = newWorker(i, "http://127.0.0.1:1", client)
 	}
 	return ws
 }

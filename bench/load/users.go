@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // benchPassword is every bench user's password; it passes the server's
@@ -53,7 +55,7 @@ type session struct {
 type userPool struct {
 	prefix string // e-mail prefix, unique per pool
 	base   string
-	client *http.Client
+	client *fasthttp.HostClient
 
 	mu    sync.Mutex
 	users []*user
@@ -61,7 +63,7 @@ type userPool struct {
 
 // newUserPool returns an empty pool registering at base.
 func newUserPool(prefix, base string) *userPool {
-	return &userPool{prefix: prefix, base: base, client: newHTTPClient(registerConcurrency)}
+	return &userPool{prefix: prefix, base: base, client: newClient(base, registerConcurrency)}
 }
 
 // ensure returns the first n users of the pool, registering the missing

@@ -45,7 +45,7 @@ func chainUsers(workers []*worker) []*user {
 
 // refreshOnceMore refreshes the chain of every user once more.
 func refreshOnceMore(ctx context.Context, t *target, users []*user) Check {
-	w := newWorker(-1, t.base, newHTTPClient(1))
+	w := newWorker(-1, t.base, newClient(t.base, 1))
 	failed := 0
 	var first string
 	for _, u := range users {

@@ -184,7 +184,7 @@ func TestAlternateToolAndWrk(t *testing.T) {
 	tg := &target{base: srv.URL, pool: newUserPool("wrk", srv.URL)}
 	tg.pool.users = []*user{{Access: "first"}, {Access: "second"}, {Access: "refused"}, {Access: "unused"}}
 	ctx := context.Background()
-	client := newHTTPClient(3)
+	client := newClient(srv.URL, 3)
 	workers := []*worker{newWorker(0, srv.URL, client), newWorker(1, srv.URL, client), newWorker(2, srv.URL, client)}
 	if err := shareUsers(ctx, tg, workers); err != nil {
 		t.Fatal(err)
