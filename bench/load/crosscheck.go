@@ -128,17 +128,7 @@ func (b *benchRun) compareLimiter(ctx context.Context, c int) {
 	defer func() { _ = twin.stop(40 * time.Second) }()
 	off := *b.t
 	off.base, off.metricsURL, off.pid = url, url+"/metrics", twin.pid()
-	var sides [2]side
-	for i, t := range []*target{&off, b.t} {
-		s, closeWrk, err := b.wrkSide(ctx, t, "/v1/users/read", true, c, labels[i])
-		if err != nil {
-			b.failSides(labels, err)
-			return
-		}
-		defer closeWrk()
-		sides[i] = s
-	}
-	b.compare(ctx, sides, b.cfg.limiterSlices)
+	b.compareWrk(ctx, [2]*target{&off, b.t}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.limiterSlices)
 	if ratio, on, off, ok := limiterRatio(b.runs); ok {
 		fmt.Printf("read at %d: limiter on %s req/s, off %s req/s: on/off %.2f (want at least 0.95)\n", c, fmtRate(on), fmtRate(off), ratio)
 	}
@@ -154,10 +144,19 @@ func (b *benchRun) compareSession(ctx context.Context, c int) {
 		{Scenario: "session", Target: "baseline", Series: "session", Concurrency: c}}
 	bt := *b.t
 	bt.base, bt.pid, bt.metricsURL = b.blURL, b.blPID, ""
-	paths := [2]string{"/v1/users/read", baselinePath("session")}
+	b.compareWrk(ctx, [2]*target{b.t, &bt}, [2]string{"/v1/users/read", baselinePath("session")}, labels, b.cfg.sessionSlices)
+	if q, server, base, ok := sessionRatio(b.runs); ok {
+		fmt.Printf("read at %d in alternating slices: server %s req/s, session baseline %s req/s: %.2f (want at least 0.90)\n",
+			c, fmtRate(server), fmtRate(base), q)
+	}
+}
+
+// compareWrk measures paths[i] on targets[i], both by wrk with the users'
+// tokens, in n alternating slices, and records them labelled.
+func (b *benchRun) compareWrk(ctx context.Context, targets [2]*target, paths [2]string, labels [2]Result, n int) {
 	var sides [2]side
-	for i, t := range []*target{b.t, &bt} {
-		s, closeWrk, err := b.wrkSide(ctx, t, paths[i], true, c, labels[i])
+	for i, t := range targets {
+		s, closeWrk, err := b.wrkSide(ctx, t, paths[i], true, labels[i].Concurrency, labels[i])
 		if err != nil {
 			b.failSides(labels, err)
 			return
@@ -165,11 +164,7 @@ func (b *benchRun) compareSession(ctx context.Context, c int) {
 		defer closeWrk()
 		sides[i] = s
 	}
-	b.compare(ctx, sides, b.cfg.sessionSlices)
-	if q, server, base, ok := sessionRatio(b.runs); ok {
-		fmt.Printf("read at %d in alternating slices: server %s req/s, session baseline %s req/s: %.2f (want at least 0.90)\n",
-			c, fmtRate(server), fmtRate(base), q)
-	}
+	b.compare(ctx, sides, n)
 }
 
 // toolOverWrk is this tool's read rate over wrk's, when both were measured.
