@@ -24,16 +24,6 @@ func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig
 	if err != nil {
 		return nil, err
 	}
-	headers := make([]http.Header, len(users))
-	for i, u := range users {
-		headers[i] = http.Header{"Authorization": {u.authorization()}}
-	}
-	url := t.base + "/v1/users/read"
-	var next atomic.Uint64
-	targeter := func(tg *vegeta.Target) error {
-		tg.Method, tg.URL, tg.Header = http.MethodGet, url, headers[(next.Add(1)-1)%uint64(len(headers))]
-		return nil
-	}
 	// A minute's worth of requests as the frequency keeps the interval
 	// exact to the nanosecond for any rate the flag accepts.
 	pacer := vegeta.ConstantPacer{Freq: max(1, int(math.Round(rate*60))), Per: time.Minute}
@@ -44,16 +34,47 @@ func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig
 	defer client.CloseIdleConnections()
 	atk := vegeta.NewAttacker(vegeta.Workers(uint64(c)), vegeta.MaxWorkers(uint64(c)),
 		vegeta.Client(&http.Client{Transport: fastTransport{client}, CheckRedirect: noRedirect}))
-	res := &Result{Kind: "run", Scenario: "read", Target: "server", Tool: "vegeta", Concurrency: c, Rate: rate}
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
+	res := &Result{Kind: "run", Scenario: "read", Target: "server", Tool: "vegeta", Concurrency: c, Rate: rate}
 	smp := startSampler(ctx, t.metricsURL, t.pid)
 	res.Started = time.Now()
 	began := time.Now()
-	from := began.Add(cfg.Warmup)
+	m, lag := collectOpen(atk.Attack(readTargeter(t.base, users), pacer, cfg.Warmup+cfg.Duration, ""), began, began.Add(cfg.Warmup), interval)
+	peak, use := smp.stop()
+	res.Peak, res.CPU = &peak, &use
+	fill(res, m)
+	if len(lag) > 0 {
+		l := summarize(lag)
+		res.Lag = &l
+	}
+	if err := ctx.Err(); err != nil {
+		res.Error = "cut short: " + err.Error()
+	}
+	return res, nil
+}
+
+// readTargeter gives each request the next of the users' tokens in turn.
+func readTargeter(base string, users []*user) vegeta.Targeter {
+	headers := make([]http.Header, len(users))
+	for i, u := range users {
+		headers[i] = http.Header{"Authorization": {u.authorization()}}
+	}
+	url := base + "/v1/users/read"
+	var next atomic.Uint64
+	return func(tg *vegeta.Target) error {
+		tg.Method, tg.URL, tg.Header = http.MethodGet, url, headers[(next.Add(1)-1)%uint64(len(headers))]
+		return nil
+	}
+}
+
+// collectOpen reads an attack's answers, request k due at began + (k+1)
+// intervals, and keeps those due from from on: each one's latency from
+// its due time, and how late it was sent (lag).
+func collectOpen(results <-chan *vegeta.Result, began, from time.Time, interval time.Duration) (measured, []time.Duration) {
 	rec, lag := newRecorder(), []time.Duration{}
 	last := from
-	for r := range atk.Attack(targeter, pacer, cfg.Warmup+cfg.Duration, "") {
+	for r := range results {
 		due := began.Add(time.Duration(r.Seq+1) * interval)
 		if due.Before(from) {
 			continue
@@ -63,17 +84,7 @@ func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig
 		countResult(rec, r)
 		last = maxTime(last, r.End())
 	}
-	peak, use := smp.stop()
-	res.Peak, res.CPU = &peak, &use
-	fill(res, measured{elapsed: last.Sub(from), rec: rec})
-	if len(lag) > 0 {
-		l := summarize(lag)
-		res.Lag = &l
-	}
-	if err := ctx.Err(); err != nil {
-		res.Error = "cut short: " + err.Error()
-	}
-	return res, nil
+	return measured{elapsed: last.Sub(from), rec: rec}, lag
 }
 
 // noRedirect leaves a redirect unfollowed: the read never redirects, and
