@@ -22,9 +22,10 @@ test: services browser
 build:
 	$(GO) build -o bin/server ./server
 
-## bench: build the server and the load tool (bench/load), measure every scenario against a
-## fresh server (limiters on) and database beside the baselines, cross-check the
-## read with wrk, an open loop and the limiter off, write BENCHMARKS.md (< 10 min)
+## bench: build the server and the load tool (bench/load), measure every scenario
+## against a fresh server (limiters on) and database beside the baselines (the read
+## and the baselines by wrk), cross-check the read with the tool's own client, an
+## open loop (vegeta) and the limiter off, write BENCHMARKS.md (< 10 min)
 bench: services
 	@GO=$(GO) bash bench/run.sh
 
