@@ -179,6 +179,7 @@ func countingServer(t *testing.T) (*httptest.Server, func() map[string]int64) {
 // users' tokens, all of them are used, the counts match what the server
 // answered, the warm-up is not counted and each side's CPU is its own.
 func TestAlternateToolAndWrk(t *testing.T) {
+	t.Parallel()
 	needWrk(t)
 	srv, seen := countingServer(t)
 	tg := &target{base: srv.URL, pool: newUserPool("wrk", srv.URL)}
@@ -232,6 +233,7 @@ func TestAlternateToolAndWrk(t *testing.T) {
 // are the answers', one each, without the samples wrk adds for the slow
 // ones.
 func TestRunWrkWithoutTokens(t *testing.T) {
+	t.Parallel()
 	needWrk(t)
 	srv, seen := countingServer(t)
 	tg := &target{base: srv.URL, pool: newUserPool("bare", srv.URL)}
