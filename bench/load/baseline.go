@@ -50,7 +50,8 @@ const baselineSelect = `SELECT id, email, first_name, last_name, timezone, local
 // revoked, found through the partial index on chain_id (the expiry is
 // compared in Go, as the server does, so the planner keeps that index). It
 // is the least the server's authenticated read must do since a session is
-// checked on every request (CONTRACT.md §9.3).
+// checked on every request (a revoked or expired session refuses its access
+// tokens at once).
 const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, created_at, updated_at,
 	(SELECT s.expires_at FROM user_sessions s WHERE s.chain_id = $2 AND s.revoked_at IS NULL
