@@ -33,7 +33,8 @@ const requestTimeout = 30 * time.Second
 
 // newClient returns a client keeping up to conns keep-alive connections
 // to base, an http URL (checked by the callers; a malformed one makes
-// every request fail with a transport error).
+// every request fail with a transport error). It never sends a request
+// again after a failure, even a GET: a failure is counted, not hidden.
 func newClient(base string, conns int) *fasthttp.HostClient {
 	addr := "invalid base URL " + base
 	if u, err := url.Parse(base); err == nil && u.Host != "" {
@@ -43,7 +44,7 @@ func newClient(base string, conns int) *fasthttp.HostClient {
 		}
 	}
 	return &fasthttp.HostClient{Addr: addr, MaxConns: max(conns, 1), ReadTimeout: requestTimeout, WriteTimeout: requestTimeout,
-		MaxIdleConnDuration: 90 * time.Second, NoDefaultUserAgentHeader: true}
+		MaxIdleConnDuration: 90 * time.Second, MaxIdemponentCallAttempts: 1, NoDefaultUserAgentHeader: true}
 }
 
 // recorder collects what one worker measured during a run.
