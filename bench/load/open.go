@@ -18,7 +18,9 @@ import (
 // for the requests that queued behind the stall (no coordinated omission);
 // how late each was sent is kept apart (Lag). vegeta numbers its requests
 // in the order of the schedule and paces request k to leave k+1 intervals
-// after the start, so that the due time of each answer is known.
+// after the start, so that the due time of each answer is known. Requests
+// still owed when the time is up are not sent: an achieved rate below the
+// scheduled one shows them.
 func openLoop(ctx context.Context, t *target, c int, rate float64, cfg runConfig) (*Result, error) {
 	users, err := t.pool.ensure(ctx, c)
 	if err != nil {
