@@ -9,19 +9,23 @@ run: services
 	$(GO) run ./server
 
 ## test: go vet, then every test with the race detector (the server package,
-## the longest, first), then a short fuzz run
+## the longest, first), then the load tool's (a module of its own, bench/),
+## then a short fuzz run
 test: services browser
 	$(GO) vet -race ./...
+	cd bench && $(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./server ./...
+	cd bench && $(GO) test -race -count=1 -timeout 10m ./...
 	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./framework/fuzz
 
 ## build: the server as one binary
 build:
 	$(GO) build -o bin/server ./server
 
-## bench: build the server and the load tool, measure every scenario against a
-## fresh server (limiters on) and database beside the baselines, cross-check the
-## read with wrk, an open loop and the limiter off, write BENCHMARKS.md (< 10 min)
+## bench: build the server and the load tool (bench/load), measure every scenario
+## against a fresh server (limiters on) and database beside the baselines (the read
+## and the baselines by wrk), cross-check the read with the tool's own client, an
+## open loop (vegeta) and the limiter off, write BENCHMARKS.md (< 10 min)
 bench: services
 	@GO=$(GO) bash bench/run.sh
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The global limiter's cost on the read action, with the load tool: one
-# server (production settings) restarted with the limiter off and on, the
-# read scenario run against each in turn, twice, in one script run.
+# The global limiter's cost on the read action, with the load tool (which
+# reads with wrk): one server (production settings) restarted with the
+# limiter off and on, the read scenario run against each in turn, twice, in
+# one script run.
 #   bash bench/limiter.sh [old-server-binary]
 # With an old server binary (say, built from main), it is measured with its
 # limiter on in the same rounds. Loopback only; about 2 minutes.
@@ -9,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 old=${1:-}
 db="limiterbench$$"
 ns="limiterbench$$"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# make bench: builds the server and the load tool, then runs every scenario
-# against a fresh server on a fresh database and writes BENCHMARKS.md.
+# make bench: builds the server and the load tool (bench/load, a module of
+# its own), then runs every scenario against a fresh server on a fresh
+# database and writes BENCHMARKS.md.
 # Extra arguments go to `load bench` (try: bin/load bench -h), for example
 #   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
-# The read at 64 is followed by its cross-checks, each in alternating
-# slices: this tool against Debian's wrk (installed here when missing), and
-# the server against a second one with the global limiter off; then an open
-# loop at 70% of its rate. Leave them out with -wrk '' -limiter-slices 0 -open 0.
+# Debian's wrk (installed here when missing) measures the read and the
+# baselines; vegeta, built into the tool, the open loop. The read at 64 is
+# followed by its cross-checks: this tool's own client against wrk, the
+# server against a second one with the global limiter off and against the
+# session baseline, each in alternating slices, and the open loop. Leave
+# them out with -wrk-slices 0 -limiter-slices 0 -session-slices 0 -open 0.
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.
@@ -15,15 +18,16 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 GO=${GO:-go}
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-# Debian's wrk cross-checks the read figure (load bench -wrk).
+# Debian's wrk measures the read and the baselines (load bench -wrk).
 if ! command -v wrk >/dev/null; then
 	echo "make bench: installing wrk" >&2
 	if ! (as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null); then
-		echo "make bench: could not install wrk; BENCHMARKS.md will say the read was not cross-checked" >&2
+		echo "make bench: could not install wrk, which measures the read and the baselines (apt-get install wrk)" >&2
+		exit 1
 	fi
 fi
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 mkdir -p bench/out
 # What is left of the 10 minutes after the builds; load bench itself skips
 # the steps left 9 minutes after $started and then cleans up.

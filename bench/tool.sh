@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# What the load tool costs and whether its figure agrees with wrk's: one
-# server (production settings, the limiters on as make bench runs them),
-# the read at 64 connections for 5 s measured in turn by bin/load, by an
-# older build of the tool if given (say, built from an earlier commit), and
-# by Debian's wrk (one user's token on every request), two rounds. Prints
-# each one's req/s and CPU cores (the tool's from its report, wrk's from
-# the shell's `time`).
+# What the load tool's own client costs and whether its figures agree with
+# wrk's and with an older build's: one server (production settings, the
+# limiters on as make bench runs them), measured in turn, two rounds:
+#   - the read at 64 connections for 5 s by wrk (bin/load run, as make bench
+#     measures the read), by this tool's own client (-client go, the one the
+#     refresh, login, publish and mixed scenarios go through) and, if given,
+#     by an older build of the tool (say, built from an earlier commit);
+#   - the refresh at 16 for 5 s by bin/load and by the older build.
+# Prints each one's figure and CPU cores (from the tool's report).
 #   bash bench/tool.sh [old-load-binary]
-# Loopback only; about a minute.
+# Loopback only; about two minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 "$GO" build -o bin/server ./server
-"$GO" build -o bin/load ./cmd/load
+(cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 old=${1:-}
 db="toolbench$$"
@@ -34,19 +36,15 @@ env -i PATH="$PATH" APP_ENV=production ACCESS_TOKEN_SECRET="$secret" DATA_ENCRYP
 	LOG_LEVEL=warn SHUTDOWN_DRAIN=0s ACCESS_TOKEN_EXPIRES_IN=1h bin/server all >>"${TMPDIR:-/tmp}/toolbench-server.log" 2>&1 &
 pid=$!
 for _ in $(seq 150); do curl -sf "$url/ready" >/dev/null && break; sleep 0.2; done
-token=$(curl -sf -X POST -H 'Content-Type: application/json' -H 'X-Client: app' "$url/v1/users/register" \
-	-d '{"email":"wrk@bench.example.com","password":"Bench-Horse-42-battery"}' | sed -E 's/.*"token":"([^"]+)".*/\1/')
-tool() { # label, binary
+tool() { # label, binary, arguments of run
 	echo "$1:"
-	"$2" run -url "$url" -scenario read -c 64 -d 5s -pid "$pid" | head -2 | sed 's/^/    /'
+	"${@:2}" -url "$url" -d 5s -pid "$pid" | head -2 | sed 's/^/    /'
 }
 for round in 1 2; do
 	echo "round $round"
-	tool "bin/load" bin/load
-	[ -n "$old" ] && tool "$old" "$old"
-	echo "wrk -t2 -c64 -d5s:"
-	TIMEFORMAT='%U %S %R'
-	{ time wrk -t2 -c64 -d5s -H "Authorization: jwt-user $token" "$url/v1/users/read" >"${TMPDIR:-/tmp}/toolbench-wrk.txt"; } 2>"${TMPDIR:-/tmp}/toolbench-time.txt"
-	grep -E "Requests/sec|Non-2xx" "${TMPDIR:-/tmp}/toolbench-wrk.txt" | sed 's/^/    /'
-	awk '{printf "    wrk CPU: %.2f cores\n", ($1 + $2) / $3}' "${TMPDIR:-/tmp}/toolbench-time.txt"
+	tool "read by wrk (bin/load run)" bin/load run -scenario read -c 64
+	tool "read by this tool's client (bin/load run -client go)" bin/load run -scenario read -c 64 -client go
+	if [ -n "$old" ]; then tool "read by $old" "$old" run -scenario read -c 64; fi
+	tool "refresh by bin/load" bin/load run -scenario refresh -c 16
+	if [ -n "$old" ]; then tool "refresh by $old" "$old" run -scenario refresh -c 16; fi
 done

@@ -1,5 +1,5 @@
 // Many socket.io clients in one node process, driven by the load tool
-// (cmd/load, scenario "sockets") through standard input and output.
+// (bench/load, scenario "sockets") through standard input and output.
 //
 // Configuration: a JSON object on the first line of standard input (tokens
 // never show in ps):

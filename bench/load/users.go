@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // benchPassword is every bench user's password; it passes the server's
@@ -53,6 +55,7 @@ type session struct {
 type userPool struct {
 	prefix string // e-mail prefix, unique per pool
 	base   string
+	client *fasthttp.HostClient
 
 	mu    sync.Mutex
 	users []*user
@@ -60,7 +63,7 @@ type userPool struct {
 
 // newUserPool returns an empty pool registering at base.
 func newUserPool(prefix, base string) *userPool {
-	return &userPool{prefix: prefix, base: base}
+	return &userPool{prefix: prefix, base: base, client: newClient(base, registerConcurrency)}
 }
 
 // ensure returns the first n users of the pool, registering the missing
@@ -83,8 +86,7 @@ func (p *userPool) ensure(ctx context.Context, n int) ([]*user, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			email := fmt.Sprintf("%s-%d@bench.example.com", p.prefix, have+i)
-			w := newWorker(-1, p.base)
-			defer w.close()
+			w := newWorker(-1, p.base, p.client)
 			fresh[i], errs[i] = register(ctx, w, email)
 		}()
 	}

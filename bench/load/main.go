@@ -3,7 +3,7 @@
 // Usage:
 //
 //	load run -url http://127.0.0.1:8000 -scenario read -c 64 -d 10s [flags]
-//	load run -scenario read -rate 3000/s -d 10s   an open loop (a fixed schedule)
+//	load run -scenario read -rate 3000/s -d 10s   the read in an open loop (a fixed schedule)
 //	load bench [flags]     what make bench runs: server, baseline, every scenario, BENCHMARKS.md
 //	load baseline [flags]  the baseline server (started by bench)
 //	load report [flags]    render BENCHMARKS.md again from a results file
@@ -12,17 +12,20 @@
 // its own app refresh-token chain, verified afterwards), login, publish
 // (create + direct publish), mixed (a blend, -mix), and sockets (clients in
 // FEED through node's socket.io-client, delivery of published posts). A run
-// ends after -d of measurement or -n operations, whichever comes first,
-// and reports operations and requests per second, latency percentiles,
-// errors by status and code, and the server's peak RSS and goroutines from
-// its /metrics (and /proc/<pid>/status with -pid). Targets other than
-// localhost, 127.0.0.0/8 and ::1 are refused.
+// ends after -d of measurement and reports operations and requests per
+// second, latency percentiles, errors by status and code, and the server's
+// peak RSS and goroutines from its /metrics (and /proc/<pid>/status with
+// -pid). Targets other than localhost, 127.0.0.0/8 and ::1 are refused.
 //
-// A run is a closed loop by default: each virtual user, on a keep-alive
-// connection of its own, sends its next request as soon as the answer to
-// the previous one arrived. With -rate it is an open loop: operations are
-// due on a fixed schedule and each is timed from when it was due, so a
-// stall is charged to every operation that queued behind it.
+// The tool drives load only where no maintained tool does. The read and
+// the baselines are closed loops run by Debian's wrk (wrk.go), the open
+// loop by vegeta (open.go). The scenarios whose requests depend on earlier
+// answers (refresh chains, the post just created, the mixed blend) are
+// closed loops of this tool's own virtual users over fasthttp (client.go,
+// runner.go): each sends its next operation as soon as the previous one
+// ended. What stays here is that glue, the node socket clients' fan-out,
+// the baselines measured in the same run, the server's sampling and the
+// report.
 package main
 
 import (

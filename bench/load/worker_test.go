@@ -21,7 +21,7 @@ func TestWorkerCallRecordsFailures(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	w := newWorker(0, srv.URL)
+	w := newWorker(0, srv.URL, newClient(srv.URL, 1))
 	w.measuring = true
 	ctx := context.Background()
 	if _, err := w.call(ctx, "ok", http.MethodGet, "/ok", nil); err != nil {
@@ -51,7 +51,7 @@ func TestWorkerCallTransportFailure(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	w := newWorker(0, url)
+	w := newWorker(0, url, newClient(url, 1))
 	w.measuring = true
 	_, err := w.call(context.Background(), "read", http.MethodGet, "/", nil)
 	if err == nil || len(w.rec.errors) != 1 {

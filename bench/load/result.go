@@ -29,7 +29,7 @@ type Result struct {
 	// Kind is "run" for a run (other lines of a results file are "meta").
 	Kind string `json:"kind"`
 	// Scenario is read, refresh, login, publish, mixed or sockets for the
-	// server, or bare or pk for the baseline.
+	// server, or a baseline's name (bare, pk, session).
 	Scenario    string `json:"scenario"`
 	Target      string `json:"target"` // server or baseline
 	Concurrency int    `json:"concurrency"`
@@ -38,7 +38,9 @@ type Result struct {
 	// (the read on a server with the global limiter on or off); empty for
 	// a step of the plan.
 	Series string `json:"series,omitempty"`
-	// Tool is what generated the load: empty for this tool, or "wrk".
+	// Tool is what generated the load: "wrk" (the read and the
+	// baselines), "vegeta" (the open loop), or empty for this tool's own
+	// virtual users (the other scenarios, and the read beside wrk's).
 	Tool string `json:"tool,omitempty"`
 	// Limiter is the server's global limiter in the limiter series: "on"
 	// (production settings) or "off" (RATE_LIMIT_MAX=0).
@@ -91,31 +93,23 @@ func (r *Result) ChecksOK() bool {
 	return true
 }
 
-// runHTTP runs scenario sc against base with concurrency virtual users,
-// sampling the server when t knows its metrics or pid.
-func runHTTP(ctx context.Context, t *target, base string, sc *scenario, concurrency int, cfg runConfig, sample bool) (*Result, error) {
+// runHTTP runs scenario sc against base with concurrency virtual users of
+// this tool, sampling the server when t knows its metrics or pid.
+func runHTTP(ctx context.Context, t *target, base string, sc *scenario, concurrency int, cfg runConfig) (*Result, error) {
+	client := newClient(base, concurrency)
+	defer client.CloseIdleConnections()
 	workers := make([]*worker, concurrency)
 	for i := range workers {
-		workers[i] = newWorker(i, base)
+		workers[i] = newWorker(i, base, client)
 	}
-	defer func() {
-		for _, w := range workers {
-			w.close()
-		}
-	}()
 	if err := sc.prepare(ctx, t, workers); err != nil {
 		return nil, fmt.Errorf("%s: prepare: %w", sc.name, err)
 	}
-	res := &Result{Kind: "run", Scenario: sc.name, Target: "server", Concurrency: concurrency, Started: time.Now(), Rate: cfg.Rate}
-	var smp *sampler
-	if sample {
-		smp = startSampler(ctx, t.metricsURL, t.pid)
-	}
+	res := &Result{Kind: "run", Scenario: sc.name, Target: "server", Concurrency: concurrency, Started: time.Now()}
+	smp := startSampler(ctx, t.metricsURL, t.pid)
 	m := runLoad(ctx, cfg, workers, sc.op)
-	if smp != nil {
-		peak, use := smp.stop()
-		res.Peak, res.CPU = &peak, &use
-	}
+	peak, use := smp.stop()
+	res.Peak, res.CPU = &peak, &use
 	if sc.verify != nil {
 		// The checks run even when the run was cut short: a chain must
 		// survive an interrupted run too.
@@ -140,10 +134,6 @@ func fill(res *Result, m measured) {
 		res.ReqPerSec = float64(res.Requests) / res.Seconds
 	}
 	res.Latency = summarize(rec.ops)
-	if len(rec.lag) > 0 {
-		lag := summarize(rec.lag)
-		res.Lag = &lag
-	}
 	res.Kinds = map[string]Latency{}
 	for k, v := range rec.byKind {
 		res.Kinds[k] = summarize(v)

@@ -154,8 +154,7 @@ func awaitReady(ctx context.Context, msgs <-chan nodeMsg, procs int, timeout tim
 // waits until every process reported every post complete, or
 // cfg.DeliverTimeout passed after the last publish.
 func publishAll(ctx context.Context, t *target, u *user, cfg socketConfig, msgs <-chan nodeMsg, procs int) []published {
-	w := newWorker(-2, t.base)
-	defer w.close()
+	w := newWorker(-2, t.base, newClient(t.base, 1))
 	w.user = u
 	complete := map[string]int{}
 	var posts []published

@@ -50,7 +50,8 @@ const baselineSelect = `SELECT id, email, first_name, last_name, timezone, local
 // revoked, found through the partial index on chain_id (the expiry is
 // compared in Go, as the server does, so the planner keeps that index). It
 // is the least the server's authenticated read must do since a session is
-// checked on every request.
+// checked on every request (a revoked or expired session refuses its access
+// tokens at once).
 const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone, locale, is_active, deleted_at,
 	login_count, last_login_at, created_at, updated_at,
 	(SELECT s.expires_at FROM user_sessions s WHERE s.chain_id = $2 AND s.revoked_at IS NULL
@@ -60,8 +61,8 @@ const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone
 // baseline is one of the minimal programs measured beside the server, at
 // the same concurrency, in one process ("load baseline"). To add one, add
 // an entry to baselines: its path, whether it needs the user's access
-// token, what it shows, and its handler; the bench measures it and the
-// report gives it a row and a "vs" column.
+// token, what it shows, and its handler; the bench measures it with wrk,
+// like the server's read, and the report gives it a row and a "vs" column.
 type baseline struct {
 	Name  string // in the results and the report
 	Path  string // GET path on the baseline server
@@ -85,6 +86,16 @@ func baselines() []baseline {
 			"index on `user_sessions.chain_id`, answered as JSON: the least a profile read does now that every request checks its session",
 			handler: sessionHandler},
 	}
+}
+
+// baselinePath returns the path of the baseline called name.
+func baselinePath(name string) string {
+	for _, b := range baselines() {
+		if b.Name == name {
+			return b.Path
+		}
+	}
+	return ""
 }
 
 // isBaseline reports whether name is a baseline's.
@@ -258,27 +269,4 @@ func baselineMain(args []string) error {
 		return err
 	}
 	return nil
-}
-
-// baselineScenario returns the load of the baseline called name.
-func baselineScenario(name string) (*scenario, error) {
-	for _, b := range baselines() {
-		if b.Name != name {
-			continue
-		}
-		prepare := func(context.Context, *target, []*worker) error { return nil }
-		if b.Auth {
-			prepare = shareUsers
-		}
-		return &scenario{name: name, prepare: prepare, op: func(ctx context.Context, w *worker) error {
-			var err error
-			if b.Auth {
-				_, err = w.call(ctx, b.Name, http.MethodGet, b.Path, nil, "Authorization", w.user.authorization())
-			} else {
-				_, err = w.call(ctx, b.Name, http.MethodGet, b.Path, nil)
-			}
-			return err
-		}}, nil
-	}
-	return nil, fmt.Errorf("unknown baseline %q", name)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,14 +62,15 @@ type benchConfig struct {
 	deadline                            time.Duration
 	started                             time.Time
 	mix                                 mix
-	// The cross-checks of the read at checkC (see crosscheck.go): wrk
-	// (empty: none), the open loop at openShare of the closed loop's rate
-	// (0: none), and the read with the global limiter off and on in
-	// limiterSlices alternating slices each (0: none), and the read beside
-	// the session baseline in sessionSlices alternating slices each (0:
-	// none).
+	// wrk is the wrk binary, which measures the read and the baselines.
+	wrk string
+	// The cross-checks of the read at checkC (see crosscheck.go): this
+	// tool's client beside wrk in wrkSlices alternating slices each, the
+	// open loop at openShare of the closed loop's rate, the read with the
+	// global limiter off and on in limiterSlices alternating slices each,
+	// and the read beside the session baseline in sessionSlices
+	// alternating slices each (0: none, for each).
 	checkC        int
-	wrk           string
 	wrkSlices     int
 	openShare     float64
 	limiterSlices int
@@ -93,25 +95,24 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.DurationVar(&c.run.Duration, "d", 10*time.Second, "measured time of a server run")
 	fs.DurationVar(&c.base.Duration, "base-d", 5*time.Second, "measured time of a baseline run")
 	fs.DurationVar(&c.run.Warmup, "warmup", time.Second, "unmeasured warm-up before each run")
-	fs.Int64Var(&c.run.MaxOps, "n", 2_000_000, "most operations measured in one run")
 	fs.IntVar(&c.posts, "posts", 20, "posts published in a sockets run")
 	fs.DurationVar(&c.interval, "interval", 250*time.Millisecond, "between two publishes of a sockets run")
 	fs.DurationVar(&c.deadline, "deadline", 9*time.Minute, "budget from -started (builds included); steps left then are skipped")
 	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
 	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
-	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to cross-check the read with (empty: no cross-check)")
-	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds)")
+	fs.StringVar(&c.wrk, "wrk", "wrk", "the wrk binary, which measures the read and the baselines")
+	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds; 0: none)")
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.sessionSlices, "session-slices", 10, "the read and the session baseline, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 1 || c.wrkSlices > 100 ||
+	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 0 || c.wrkSlices > 100 ||
 		c.sessionSlices < 0 || c.sessionSlices > 100 {
-		return nil, errors.New("bench: -open must be from 0 to 2, -limiter-slices and -session-slices from 0 to 100 and -wrk-slices from 1 to 100")
+		return nil, errors.New("bench: -open must be from 0 to 2, and -wrk-slices, -limiter-slices and -session-slices from 0 to 100")
 	}
-	c.base.Warmup, c.base.MaxOps = c.run.Warmup, c.run.MaxOps
+	c.base.Warmup = c.run.Warmup
 	c.started = time.Now()
 	if *started > 0 {
 		c.started = time.Unix(*started, 0)
@@ -151,7 +152,7 @@ func benchMain(ctx context.Context, args []string) error {
 	}
 	meta := &Meta{Kind: "meta", Date: time.Now().UTC(), Command: cfg.command, Plan: planString(cfg.plan),
 		Mix: cfg.mix.String(), Duration: cfg.run.Duration.String(), BaseDuration: cfg.base.Duration.String(),
-		Warmup: cfg.run.Warmup.String(), MaxOps: cfg.run.MaxOps, Posts: cfg.posts, Interval: cfg.interval.String()}
+		Warmup: cfg.run.Warmup.String(), Posts: cfg.posts, Interval: cfg.interval.String()}
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
@@ -261,35 +262,33 @@ func (b *benchRun) runPlan(ctx context.Context) {
 	}
 }
 
-// runBaselines measures every baseline at concurrency c.
+// runBaselines measures every baseline at concurrency c, with wrk.
 func (b *benchRun) runBaselines(ctx context.Context, c int) {
+	bt := *b.t
+	bt.base, bt.pid, bt.metricsURL = b.blURL, b.blPID, ""
 	for _, bl := range baselines() {
-		bt := *b.t
-		bt.pid, bt.metricsURL = b.blPID, ""
-		sc, err := baselineScenario(bl.Name)
-		var r *Result
-		if err == nil {
-			r, err = runHTTP(ctx, &bt, b.blURL, sc, c, b.cfg.base, true)
-		}
-		if r != nil {
-			r.Target = "baseline"
-		}
-		b.record(orFailed(r, err, step{bl.Name, c}))
+		r := &Result{Kind: "run", Scenario: bl.Name, Target: "baseline", Concurrency: c}
+		b.record(orFailed(r, runWrk(ctx, b.cfg.wrk, &bt, bl.Path, bl.Auth, b.cfg.base, r), step{bl.Name, c}))
 	}
 }
 
-// runStep runs one step of the plan on the server.
+// runStep runs one step of the plan on the server: the read with wrk, the
+// sockets with node's clients, the others with this tool's virtual users.
 func runStep(ctx context.Context, cfg *benchConfig, t *target, s step) *Result {
-	if s.Scenario == "sockets" {
+	switch s.Scenario {
+	case "sockets":
 		r, err := runSockets(ctx, t, socketConfig{Clients: s.Concurrency, Posts: cfg.posts, Interval: cfg.interval,
 			Procs: (s.Concurrency + 999) / 1000, Users: 100, NodeDir: cfg.nodeDir,
 			ConnectTimeout: 90 * time.Second, DeliverTimeout: 10 * time.Second})
 		return orFailed(r, err, s)
+	case "read":
+		r := &Result{Kind: "run", Scenario: "read", Target: "server", Concurrency: s.Concurrency}
+		return orFailed(r, runWrk(ctx, cfg.wrk, t, "/v1/users/read", true, cfg.run, r), s)
 	}
 	sc, err := lookupScenario(s.Scenario, t)
 	var r *Result
 	if err == nil {
-		r, err = runHTTP(ctx, t, t.base, sc, s.Concurrency, cfg.run, true)
+		r, err = runHTTP(ctx, t, t.base, sc, s.Concurrency, cfg.run)
 	}
 	if r != nil && s.Scenario == "mixed" {
 		r.Mix = t.mix.String()
@@ -351,7 +350,7 @@ func measureIdle(ctx context.Context, metricsURL string, pid int) Idle {
 	case <-ctx.Done():
 	}
 	var idle Idle
-	if values, err := scrape(ctx, newHTTPClient(1), metricsURL); err == nil {
+	if values, err := scrape(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL); err == nil {
 		idle.RSS = int64(values["process_resident_memory_bytes"])
 		idle.Goroutines = int64(values["go_goroutines"])
 	}

@@ -5,17 +5,18 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"runtime/pprof"
 	"time"
 )
 
 // runArgs are the flags of "load run".
 type runArgs struct {
-	base, name, dbURL, jsonOut, nodeDir, cpuProfile string
-	c, pid, posts, procs                            int
-	cfg                                             runConfig
-	mix                                             mix
-	interval, deliver                               time.Duration
+	base, name, dbURL, jsonOut, nodeDir string
+	client, wrk                         string
+	c, pid, posts, procs                int
+	cfg                                 runConfig
+	rate                                float64
+	mix                                 mix
+	interval, deliver                   time.Duration
 }
 
 // parseRun reads and checks the flags of "load run".
@@ -27,9 +28,10 @@ func parseRun(args []string) (*runArgs, error) {
 	fs.IntVar(&a.c, "c", 64, "virtual users, each on a connection of its own (sockets: clients)")
 	fs.DurationVar(&a.cfg.Duration, "d", 10*time.Second, "measured time")
 	fs.DurationVar(&a.cfg.Warmup, "warmup", time.Second, "unmeasured warm-up")
-	fs.Int64Var(&a.cfg.MaxOps, "n", 2_000_000, "most operations measured")
-	rate := fs.String("rate", "", "open loop: operations due on a fixed schedule, such as 3000/s (or N/m), whatever the answers, "+
-		"each timed from when it was due; the -c connections carry them (default: closed loop)")
+	rate := fs.String("rate", "", "the read in an open loop, with vegeta: requests due on a fixed schedule, such as 3000/s (or N/m), "+
+		"whatever the answers, each timed from when it was due; the -c connections carry them (default: closed loop)")
+	fs.StringVar(&a.client, "client", "wrk", "the read's closed loop: wrk, or go (this tool's own client, the one the other scenarios use)")
+	fs.StringVar(&a.wrk, "wrk", "wrk", "the wrk binary")
 	fs.IntVar(&a.pid, "pid", 0, "the server's process id, to read its VmHWM and CPU")
 	fs.StringVar(&a.dbURL, "database-url", "", "the server's database (loopback), to count live sessions after refresh")
 	mixFlag := fs.String("mix", defaultMix, "the blend of the mixed scenario")
@@ -39,13 +41,12 @@ func parseRun(args []string) (*runArgs, error) {
 	fs.IntVar(&a.procs, "procs", 0, "sockets: node processes (0: one per 1,000 clients)")
 	fs.StringVar(&a.nodeDir, "node-dir", "bench/sockets", "sockets: the node client package")
 	fs.DurationVar(&a.deliver, "deliver-timeout", 10*time.Second, "sockets: how long to wait for the last events after the last publish")
-	fs.StringVar(&a.cpuProfile, "cpuprofile", "", "write the tool's own CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	var err error
 	if *rate != "" {
-		if a.cfg.Rate, err = parseRate(*rate); err != nil {
+		if a.rate, err = parseRate(*rate); err != nil {
 			return nil, err
 		}
 	}
@@ -65,11 +66,14 @@ func (a *runArgs) check() error {
 			return err
 		}
 	}
-	if a.c < 1 || a.cfg.Duration <= 0 || a.cfg.MaxOps < 1 {
-		return errors.New("run: -c, -d and -n must be positive")
+	if a.c < 1 || a.cfg.Duration <= 0 {
+		return errors.New("run: -c and -d must be positive")
 	}
-	if a.cfg.Rate > 0 && a.name == "sockets" {
-		return errors.New("run: -rate is for the HTTP scenarios")
+	if a.rate > 0 && a.name != "read" {
+		return errors.New("run: -rate is for the read")
+	}
+	if a.client != "wrk" && a.client != "go" {
+		return errors.New("run: -client is wrk or go")
 	}
 	return nil
 }
@@ -80,33 +84,10 @@ func runMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if a.cpuProfile != "" {
-		stop, err := startCPUProfile(a.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
 	t := &target{base: a.base, metricsURL: a.base + "/metrics", pid: a.pid, databaseURL: a.dbURL,
 		prefix: "load-" + uniqueID(), mix: a.mix}
 	t.pool = newUserPool(t.prefix, t.base)
-	var res *Result
-	if a.name == "sockets" {
-		n := a.procs
-		if n < 1 {
-			n = (a.c + 999) / 1000
-		}
-		res, err = runSockets(ctx, t, socketConfig{Clients: a.c, Posts: a.posts, Interval: a.interval, Procs: n, Users: 100,
-			NodeDir: a.nodeDir, ConnectTimeout: 90 * time.Second, DeliverTimeout: a.deliver})
-	} else {
-		var sc *scenario
-		if sc, err = lookupScenario(a.name, t); err == nil {
-			res, err = runHTTP(ctx, t, t.base, sc, a.c, a.cfg, true)
-		}
-		if res != nil && a.name == "mixed" {
-			res.Mix = a.mix.String()
-		}
-	}
+	res, err := a.run(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -122,19 +103,31 @@ func runMain(ctx context.Context, args []string) error {
 	return nil
 }
 
-// startCPUProfile profiles this process into path until the returned
-// function is called.
-func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
+// run runs the scenario: the read with wrk (or this tool's client, or
+// vegeta's open loop), the sockets with node's clients, the others with
+// this tool's virtual users.
+func (a *runArgs) run(ctx context.Context, t *target) (*Result, error) {
+	switch {
+	case a.name == "sockets":
+		n := a.procs
+		if n < 1 {
+			n = (a.c + 999) / 1000
+		}
+		return runSockets(ctx, t, socketConfig{Clients: a.c, Posts: a.posts, Interval: a.interval, Procs: n, Users: 100,
+			NodeDir: a.nodeDir, ConnectTimeout: 90 * time.Second, DeliverTimeout: a.deliver})
+	case a.name == "read" && a.rate > 0:
+		return openLoop(ctx, t, a.c, a.rate, a.cfg)
+	case a.name == "read" && a.client == "wrk":
+		res := &Result{Kind: "run", Scenario: "read", Target: "server", Concurrency: a.c}
+		return res, runWrk(ctx, a.wrk, t, "/v1/users/read", true, a.cfg, res)
+	}
+	sc, err := lookupScenario(a.name, t)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
+	res, err := runHTTP(ctx, t, t.base, sc, a.c, a.cfg)
+	if res != nil && a.name == "mixed" {
+		res.Mix = a.mix.String()
 	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
+	return res, err
 }

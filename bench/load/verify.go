@@ -45,8 +45,7 @@ func chainUsers(workers []*worker) []*user {
 
 // refreshOnceMore refreshes the chain of every user once more.
 func refreshOnceMore(ctx context.Context, t *target, users []*user) Check {
-	w := newWorker(-1, t.base)
-	defer w.close()
+	w := newWorker(-1, t.base, newClient(t.base, 1))
 	failed := 0
 	var first string
 	for _, u := range users {

@@ -48,9 +48,8 @@ func (rp *report) readTargets() [][]string {
 	}
 	if tool, w := rp.wrkPair(targetLevel); tool != nil && w != nil {
 		q, _ := toolOverWrk(tool, w)
-		p, _ := toolOverWrk(r, w)
-		add("read at 64: this tool's figure within 10% of wrk's", fmt.Sprintf("%.2f (%s vs %s req/s in alternating slices; "+
-			"the plan's %s req/s: %.2f of wrk's)", q, fmtRate(tool.ReqPerSec), fmtRate(w.ReqPerSec), fmtRate(r.ReqPerSec), p), agrees(q))
+		add("read at 64: this tool's figure within 10% of wrk's", fmt.Sprintf("%.2f (%s vs %s req/s in alternating slices, "+
+			"this tool's own client against wrk)", q, fmtRate(tool.ReqPerSec), fmtRate(w.ReqPerSec)), agrees(q))
 	} else {
 		rows = append(rows, []string{"read at 64: this tool's figure within 10% of wrk's", "not measured", "**no**"})
 	}
@@ -169,9 +168,9 @@ func (rp *report) wrkPart() string {
 			continue
 		}
 		if plan := rp.find("server", "read", c); plan != nil {
-			rows = append(rows, append([]string{"this tool, the plan's run above", fmt.Sprint(c)}, runCells(plan)...))
+			rows = append(rows, append([]string{"wrk, the plan's run above", fmt.Sprint(c)}, runCells(plan)...))
 			if p, ok := toolOverWrk(plan, w); ok {
-				verdict += fmt.Sprintf("The plan's read at %d / wrk: %.2f. ", c, p)
+				verdict += fmt.Sprintf("The plan's read at %d (wrk, one run) / wrk in the slices: %.2f. ", c, p)
 			}
 		}
 		rows = append(rows, append([]string{"this tool, alternating with wrk", fmt.Sprint(c)}, runCells(tool)...))
@@ -186,13 +185,15 @@ func (rp *report) wrkPart() string {
 			sliced = fmt.Sprintf(" (%d of each, %s long)", n, wrkSliceLength(d, n))
 		}
 	}
-	text := fmt.Sprintf("### The same read measured by wrk\n\nAfter the plan's read, this tool and Debian's wrk (%s) read the "+
-		"same server at the same concurrency in alternating slices%s: this tool, wrk, then wrk, this tool..., this tool's "+
-		"connections kept open and warm, so that a drift of the machine's speed slows both alike. wrk runs as "+
-		"`wrk -t<cores> -c<c> -d<slice> -s <script>`, a Lua script giving each request the access token of the next of the c "+
-		"users in turn, as this tool's virtual users hold one each; both are closed loops over keep-alive connections. "+
-		"wrk's CPU in the tool column is its own (from its resource usage); its percentiles are the means of its slices', "+
-		"weighted by their requests (wrk reports no histogram).\n\n", orUnknown(rp.meta.Machine.Wrk), sliced)
+	text := fmt.Sprintf("### The same read measured by wrk\n\nThe plan's read is wrk's (%s). After it, this tool's own virtual "+
+		"users, the client that refresh, login, publish and mixed go through (fasthttp's, a keep-alive connection per virtual "+
+		"user, each holding one user's token), and wrk read the same server at the same concurrency in alternating slices%s: this "+
+		"tool, wrk, then wrk, this tool..., this tool's connections kept open and warm, so that a drift of the machine's speed "+
+		"slows both alike. wrk runs as `wrk -t<cores> -c<c> -d<slice> -s <script>`, a Lua script giving each request the access "+
+		"token of the next of the c users in turn; both are closed loops over keep-alive connections. The tool column is each "+
+		"client's own CPU (wrk's from its resource usage): what it takes of the cores it shares with the server, and so what "+
+		"a ratio below 1 comes from. wrk's percentiles come from its histogram of every answer, merged over the slices.\n\n",
+		orUnknown(rp.meta.Machine.Wrk), sliced)
 	return text + table(append([]string{"load from", "concurrency"}, runHeaders()...), rows) + "\n" + strings.TrimSpace(verdict) +
 		"\n" + notMeasured(runs) + "\n"
 }
@@ -230,8 +231,8 @@ func (rp *report) limiterPart() string {
 		"default 300 requests in 5 minutes would refuse nearly all of it. The limiter does the same work as with the default "+
 		"maximum (every request counted in process, the counts synced with Redis every second), it only never refuses. "+
 		"For this comparison a second server was started with `RATE_LIMIT_MAX=0` and nothing else changed, on the same "+
-		"database and Redis namespace, and the read went to the two in alternating slices (off, on, then on, off, ...),%s "+
-		"of each after a warm-up, over connections kept open to both: a machine whose speed drifts slows both alike. "+
+		"database and Redis namespace, and wrk read the two in alternating slices (off, on, then on, off, ...),%s "+
+		"of each after a warm-up: a machine whose speed drifts slows both alike. "+
 		"Each row sums its side's slices.\n\n", fmtRate(benchLimit), sliced)
 	out := text + table(append([]string{"limiter", "concurrency"}, runHeaders()...), rows)
 	if q, on, off, ok := limiterRatio(rp.runs); ok {
@@ -255,8 +256,8 @@ func (rp *report) sessionPart() string {
 	}
 	text := fmt.Sprintf("### The read beside the session baseline\n\nEvery authenticated request checks its session in the "+
 		"statement that reads its owner. The read's target is a share of the least a program can do for that (the `session` "+
-		"baseline), so the two were measured in alternating slices, %d slices of %s each after a warm-up, over connections "+
-		"kept open to both: a machine whose speed drifts slows both alike. Each row sums its side's slices.\n\n",
+		"baseline), so wrk read the two in alternating slices, %d slices of %s each after a warm-up: a machine whose speed "+
+		"drifts slows both alike. Each row sums its side's slices.\n\n",
 		rp.meta.SessionSlices, sliceLength(rp.meta.Duration, max(rp.meta.SessionSlices, 1)))
 	out := text + table(append([]string{"target", "concurrency"}, runHeaders()...), rows)
 	if q, server, base, ok := sessionRatio(rp.runs); ok {
@@ -265,13 +266,14 @@ func (rp *report) sessionPart() string {
 	return out + notMeasured(runs) + "\n"
 }
 
-// sliceLength writes a run's duration (as Meta holds it) divided by n.
+// sliceLength writes a run's duration (as Meta holds it) divided by n, in
+// whole seconds (wrk's unit).
 func sliceLength(duration string, n int) string {
 	d, err := time.ParseDuration(duration)
 	if err != nil || n < 1 {
 		return "?"
 	}
-	return (d / time.Duration(n)).String()
+	return wrkSliceLength(d, n).String()
 }
 
 // openPart lists the open-loop runs.
@@ -297,9 +299,10 @@ func (rp *report) openPart() string {
 		share = fmt.Sprintf(", %.0f%% of the closed loop's rate at the same concurrency", 100*rp.meta.OpenShare)
 	}
 	text := "### The read in an open loop\n\nThe closed loops above send a request only when an answer came back, so a " +
-		"server that stalls is sent less and its stall hides in a few slow requests (coordinated omission). Here requests are " +
-		"due on a fixed schedule" + share + ", whatever the answers, carried by the given number of connections; each " +
-		"request is timed from when it was due, so time spent waiting for a free connection behind a stall counts. " +
+		"server that stalls is sent less and its stall hides in a few slow requests (coordinated omission). Here vegeta (" +
+		orUnknown(rp.meta.Machine.Vegeta) + ", through this tool's fasthttp client) sends requests due on a fixed schedule" + share +
+		", whatever the answers, carried by the given number of connections; each request is timed from when it was due " +
+		"(from vegeta's sequence number and its pacing), so time spent waiting for a free connection behind a stall counts. " +
 		"\"Sent late\" is how long after their due time requests left (p50 / p99 / max): all connections busy, or the tool late. " +
 		"`bin/load run -scenario read -rate 3000/s -d 10s` runs one.\n\n"
 	rh := runHeaders()

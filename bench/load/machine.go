@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type Machine struct {
 	Redis      string `json:"redis"`
 	Node       string `json:"node"`
 	Wrk        string `json:"wrk,omitempty"`
+	Vegeta     string `json:"vegeta,omitempty"`
 	// LoadBefore and LoadAfter are /proc/loadavg at the bench's start and
 	// end: other work on the machine shows there.
 	LoadBefore string `json:"loadBefore"`
@@ -38,7 +40,7 @@ type Machine struct {
 // is left as "unknown".
 func describeMachine(ctx context.Context, pgURL, redisURL string) Machine {
 	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), CPUModel: "unknown", Kernel: "unknown",
-		PostgreSQL: "unknown", Redis: "unknown", Node: "unknown", LoadBefore: loadAvg()}
+		PostgreSQL: "unknown", Redis: "unknown", Node: "unknown", Vegeta: vegetaVersion(), LoadBefore: loadAvg()}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -86,6 +88,18 @@ func wrkVersion(ctx context.Context, wrk string) string {
 	first, _, _ := strings.Cut(string(out), "\n")
 	first, _, _ = strings.Cut(first, " Copyright")
 	return strings.TrimSpace(first)
+}
+
+// vegetaVersion returns the version of vegeta built into this tool.
+func vegetaVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/tsenart/vegeta/v12" {
+				return m.Version
+			}
+		}
+	}
+	return ""
 }
 
 // loadAvg returns the first three fields of /proc/loadavg.
