@@ -222,12 +222,22 @@ func refusalReason(err error) string {
 
 // Logout ends the caller's session (the access token's) and, when raw is
 // the refresh token of another live session of owner, that one too; a
-// missing, malformed, unknown or foreign token is ignored.
+// missing, malformed, unknown or foreign token is ignored. The owner's row
+// is locked first, as by every session change: a rotation of the session
+// in flight then commits before the revocation reads the chain (which
+// revokes its successor) or finds the session revoked, so a successful
+// logout never leaves the session alive.
 func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw string, o Origin) error {
 	var ended []uuid.UUID
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		ended = ended[:0]
 		now := s.Now()
+		if _, err := s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
+			if errors.Is(err, models.ErrNotFound) {
+				return nil // no owner, no session to end
+			}
+			return err
+		}
 		ok, err := s.Sessions.RevokeChain(ctx, tx, owner, session, now)
 		if err != nil {
 			return err

@@ -306,7 +306,10 @@ func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUI
 
 // RevokeChain ends the session chain of ownerID: it revokes the chain's
 // row that is not revoked yet, and reports whether there was one. A chain
-// of another owner, or one ended already, reports false.
+// of another owner, or one ended already, reports false. Lock the owner
+// first in the same transaction (LockForUpdate): otherwise a rotation
+// committing while this statement waits for the row's lock leaves the
+// successor, which the statement's snapshot does not see, alive.
 func (s *SessionStore) RevokeChain(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) (bool, error) {
 	n, err := execCount(ctx, s.q, db, "revoke session chain", s.revokeChain, now, ownerID, chain)
 	return n > 0, err
