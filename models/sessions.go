@@ -335,10 +335,12 @@ func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uu
 }
 
 // MarkTheft marks every row of ownerID's chain as having triggered the
-// theft response at now (rows marked before keep their mark).
-func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) error {
-	_, err := execCount(ctx, s.q, db, "mark session theft", s.markTheft, ownerID, chain, now)
-	return err
+// theft response at now (rows marked before keep their mark), and reports
+// whether it marked any: false means the chain was marked already (by a
+// concurrent transaction that committed first, say), or has no row.
+func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) (bool, error) {
+	n, err := execCount(ctx, s.q, db, "mark session theft", s.markTheft, ownerID, chain, now)
+	return n > 0, err
 }
 
 // ListLive returns the live row (not revoked, expiring after now) of each

@@ -70,3 +70,31 @@ func TestRevokeSessionRacingRefresh(t *testing.T) {
 		return c.call(http.MethodPost, "/v1/users/revokesession", map[string]any{"sessionId": sid}, u.auth()...)
 	})
 }
+
+// TestConcurrentReplaysRunTheTheftResponseOnce replays one rotated refresh
+// token from ten clients at once, many times: each replay answers 401, and
+// the theft response (token version bumped, refresh_theft recorded) runs
+// exactly once per round however the replays interleave.
+func TestConcurrentReplaysRunTheTheftResponseOnce(t *testing.T) {
+	t.Parallel()
+	const rounds, replays = 40, 10
+	s := startServer(t, testEnv(t), "api")
+	db := s.db()
+	bad := 0
+	for i := 0; i < rounds; i++ {
+		u := register(t, s.client(), "app")
+		refreshWith(s.client(), http.MethodPost, u.refresh).want(t, 200, "")
+		before := tokenVersionOf(t, db, u.id)
+		codes := parallel(replays, func(int) int { return refreshWith(s.client(), http.MethodPost, u.refresh).Status })
+		bumps := tokenVersionOf(t, db, u.id) - before
+		events := eventsOf(t, db, u.id, "refresh_theft")
+		if codes[401] != replays || bumps != 1 || events != 1 {
+			bad++
+			t.Errorf("round %d: statuses %v, token version bumped %d times, %d refresh_theft events; want %d 401s, 1 and 1",
+				i, codes, bumps, events, replays)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rounds ran the theft response other than once", bad, rounds)
+	}
+}
