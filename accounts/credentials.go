@@ -117,6 +117,9 @@ func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked strin
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
 		return nil, nil, err
 	}
+	if err := s.voidTokens(ctx, tx, owner, now); err != nil {
+		return nil, nil, err
+	}
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
 		return nil, nil, err
 	}
@@ -257,9 +260,19 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 	return true, nil
 }
 
+// voidTokens voids the owner's unused one-time tokens of every purpose
+// (reset, verification), in the transaction of a change that ends its
+// password or its sessions: a link mailed before such a change must not
+// outlive it.
+func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, now time.Time) error {
+	_, err := s.OneTime.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
+	return err
+}
+
 // ResetPassword sets a new password with a reset token: the token is
-// consumed, the token version incremented and every session revoked, in
-// one transaction. It does not log in.
+// consumed, the owner's other unused one-time tokens voided, the token
+// version incremented and every session revoked, in one transaction. It
+// does not log in.
 func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) error {
 	if !auth.WellFormedRefreshToken(raw) {
 		return ErrInvalidToken
@@ -287,6 +300,9 @@ func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Ori
 			return err
 		}
 		if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+			return err
+		}
+		if err := s.voidTokens(ctx, tx, owner, now); err != nil {
 			return err
 		}
 		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {

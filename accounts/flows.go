@@ -267,13 +267,16 @@ func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw stri
 }
 
 // LogoutAll increments the owner's token version, which ends every access
-// token at once, and revokes all of its active sessions, in one
-// transaction. session is the caller's (uuid.Nil when an admin acts), and
+// token at once, revokes all of its active sessions and voids its unused
+// one-time tokens, in one transaction. session is the caller's (uuid.Nil when an admin acts), and
 // data goes into the security event.
 func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Origin, data map[string]any) error {
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		now := s.Now()
 		if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		if err := s.voidTokens(ctx, tx, owner, now); err != nil {
 			return err
 		}
 		if _, err := s.Sessions.RevokeAll(ctx, tx, owner, now); err != nil {

@@ -145,7 +145,8 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 
 // theft is the response to the first replay of a rotated token of a
 // chain: the chain marked, every session of the owner revoked, its token
-// version incremented and the event recorded. The chain is marked first:
+// version incremented, its unused one-time tokens voided and the event
+// recorded. The chain is marked first:
 // when it turns out marked already, the session was read before the lock
 // on the owner was granted to this transaction, while a concurrent replay
 // ran the response; theft then changes nothing and returns
@@ -166,6 +167,9 @@ func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o
 	}
 	out.revoked = len(revoked)
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, acc.ID, now); err != nil {
+		return err
+	}
+	if err := s.voidTokens(ctx, tx, acc.ID, now); err != nil {
 		return err
 	}
 	return s.record(ctx, tx, models.EventRefreshTheft, acc.ID, sess.ChainID, o,
