@@ -118,6 +118,9 @@ func (s *Service) changePassword(ctx context.Context, tx *sqlx.Tx, checked strin
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
 		return nil, nil, "", nil, err
 	}
+	if err := s.voidTokens(ctx, tx, owner, now); err != nil {
+		return nil, nil, "", nil, err
+	}
 	sess, raw, revoked, err := s.restartSession(ctx, tx, owner, session, nil, o, now)
 	if err != nil {
 		return nil, nil, "", nil, err
@@ -290,8 +293,18 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 	return true, nil
 }
 
+// voidTokens voids the owner's unused one-time tokens of every purpose
+// (reset, verification), in the transaction of a change that ends its
+// password or its sessions: a link mailed before such a change must not
+// outlive it.
+func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, now time.Time) error {
+	_, err := s.OneTime.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
+	return err
+}
+
 // ResetPassword sets a new password with a reset token: the token is
-// consumed, the token version incremented and every session revoked, in
+// consumed, the owner's other unused one-time tokens voided, the token
+// version incremented and every session revoked, in
 // one transaction. It does not log in, but the account then trusts the
 // client that completed it (see trustClient), whose device value it
 // returns. The token is checked before the password is hashed, so that a
@@ -347,6 +360,9 @@ func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, o
 		return nil, err
 	}
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
+		return nil, err
+	}
+	if err := s.voidTokens(ctx, tx, owner, now); err != nil {
 		return nil, err
 	}
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {

@@ -207,12 +207,22 @@ func refusalReason(err error) string {
 
 // Logout ends the caller's session (the access token's) and, when raw is
 // the refresh token of another live session of owner, that one too; a
-// missing, malformed, unknown or foreign token is ignored.
+// missing, malformed, unknown or foreign token is ignored. The owner's row
+// is locked first, as by every session change: a rotation of the session
+// in flight then commits before the revocation reads the chain (which
+// revokes its successor) or finds the session revoked, so a successful
+// logout never leaves the session alive.
 func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw string, o Origin) error {
 	var ended []uuid.UUID
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		ended = ended[:0]
 		now := s.Now()
+		if _, err := s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
+			if errors.Is(err, models.ErrNotFound) {
+				return nil // no owner, no session to end
+			}
+			return err
+		}
 		ok, err := s.Sessions.RevokeChain(ctx, tx, owner, session, now)
 		if err != nil {
 			return err
@@ -242,8 +252,8 @@ func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw stri
 }
 
 // LogoutAll increments the owner's token version, which ends every access
-// token at once, and revokes all of its active sessions, in one
-// transaction. session is the caller's (uuid.Nil when an admin acts), and
+// token at once, revokes all of its active sessions and voids its unused
+// one-time tokens, in one transaction. session is the caller's (uuid.Nil when an admin acts), and
 // data goes into the security event.
 func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Origin, data map[string]any) error {
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
@@ -252,6 +262,9 @@ func (s *Service) LogoutAll(ctx context.Context, owner, session uuid.UUID, o Ori
 			return err
 		}
 		if _, err := s.endAll(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		if err := s.voidTokens(ctx, tx, owner, now); err != nil {
 			return err
 		}
 		return s.record(ctx, tx, models.EventLogoutAll, owner, session, o, data)

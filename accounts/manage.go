@@ -107,8 +107,8 @@ func (s *Service) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*models
 }
 
 // manage runs change on the locked account id with its security event, in
-// one transaction, ending every session when end is set, and returns the
-// account as changed. An unknown id is ErrNotFound.
+// one transaction, ending every session and voiding the unused one-time
+// tokens when end is set, and returns the account as changed. An unknown id is ErrNotFound.
 func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bool, by Actor, change func(tx *sqlx.Tx) error) (*models.Account, error) {
 	var acc *models.Account
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
@@ -125,6 +125,9 @@ func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bo
 				return err
 			}
 			data["revoked"] = len(revoked)
+			if err := s.voidTokens(ctx, tx, id, s.Now()); err != nil {
+				return err
+			}
 		}
 		if err := s.record(ctx, tx, event, id, uuid.Nil, by.Origin, data); err != nil {
 			return err

@@ -56,9 +56,11 @@ func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, e
 
 // refreshLocked is the transaction that handles every row of the state
 // machine. The owner row is locked as the session is read, so concurrent
-// refreshes of one token serialise: one rotates, the rest see a replay (a
-// session read before the lock was granted is read again when the rotation
-// finds it changed).
+// refreshes of one token serialise: one rotates, the rest see a replay,
+// and of concurrent replays one runs the theft response, the rest see a
+// repeated replay (a session read before the lock was granted is read
+// again when the rotation finds it changed or the theft response finds
+// its chain marked).
 func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Issued, error) {
 	var out refreshOutcome
 	var newRaw string
@@ -153,10 +155,23 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 }
 
 // theft is the response to the first replay of a rotated token of a
-// chain: every session of the owner revoked, its token version
-// incremented, the chain marked and the event recorded.
+// chain: the chain marked, every session of the owner revoked, its token
+// version incremented, its unused one-time tokens voided and the event
+// recorded. The chain is marked first:
+// when it turns out marked already, the session was read before the lock
+// on the owner was granted to this transaction, while a concurrent replay
+// ran the response; theft then changes nothing and returns
+// models.ErrConflict, and refreshLocked reads the session again, which
+// makes it a repeated replay. So the response runs once per chain.
 func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
 	acc, sess := out.account, out.old
+	marked, err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.ChainID, now)
+	if err != nil {
+		return err
+	}
+	if !marked {
+		return models.ErrConflict
+	}
 	revoked, err := s.endAll(ctx, tx, acc.ID, now)
 	if err != nil {
 		return err
@@ -165,7 +180,7 @@ func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, acc.ID, now); err != nil {
 		return err
 	}
-	if err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.ChainID, now); err != nil {
+	if err := s.voidTokens(ctx, tx, acc.ID, now); err != nil {
 		return err
 	}
 	return s.record(ctx, tx, models.EventRefreshTheft, acc.ID, sess.ChainID, o,

@@ -34,9 +34,17 @@ func (s *Service) StillLive(ctx context.Context, sessions []uuid.UUID) ([]models
 // RevokeSession ends the session of owner whose id is session, with its
 // security event: a logout when it is current (the caller's own), else
 // session_revoked. ErrSessionNotFound means no live session of owner has
-// that id.
+// that id. The owner's row is locked first, as by every session change, so
+// that a rotation in flight cannot hide the chain's live row from the
+// revocation (see Logout).
 func (s *Service) RevokeSession(ctx context.Context, owner, session, current uuid.UUID, o Origin) error {
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
+			if errors.Is(err, models.ErrNotFound) {
+				return ErrSessionNotFound
+			}
+			return err
+		}
 		ok, err := s.Sessions.RevokeChain(ctx, tx, owner, session, s.Now())
 		if err != nil {
 			return err

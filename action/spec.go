@@ -47,7 +47,10 @@ type Spec struct {
 	// 403 FORBIDDEN before the action runs (login CSRF): set it on every
 	// action that sets or reads a credential cookie. A request is
 	// cross-site when its Sec-Fetch-Site is "cross-site", or when it
-	// carries an Origin that is neither its own nor an allowed one.
+	// carries an Origin that is neither its own nor an allowed one. A GET
+	// or HEAD (what a top-level navigation sends, without Origin) is
+	// refused as well unless its Sec-Fetch-Site is absent, "same-origin"
+	// or "none": from a sibling subdomain ("same-site") it is refused too.
 	SameSite bool
 	// Reauth is what an Owner action requires of how the caller's session
 	// was authenticated, checked by the framework before the action runs

@@ -111,3 +111,40 @@ func TestSameSiteActionsRefuseCrossSite(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSiteActionsRefuseNavigations: a GET or HEAD (what a top-level
+// navigation sends, without Origin) of a SameSite action passes only when
+// Sec-Fetch-Site is absent, same-origin or none; POST allows same-site.
+func TestSameSiteActionsRefuseNavigations(t *testing.T) {
+	t.Parallel()
+	f := New(Config{})
+	Register(f, sameSiteProbe{})
+	Register(f, probe{})
+	for _, c := range []struct {
+		method, path, site string
+		want               int
+	}{
+		{http.MethodGet, "/v1/cookie", "", 200},
+		{http.MethodGet, "/v1/cookie", "same-origin", 200},
+		{http.MethodGet, "/v1/cookie", "None", 200},
+		{http.MethodHead, "/v1/cookie", "none", 200},
+		{http.MethodGet, "/v1/cookie", "same-site", 403},
+		{http.MethodHead, "/v1/cookie", "same-site", 403},
+		{http.MethodGet, "/v1/cookie", "cross-site", 403},
+		{http.MethodGet, "/v1/cookie", "something-new", 403},
+		{http.MethodPost, "/v1/cookie", "same-site", 200},
+		{http.MethodPut, "/v1/cookie", "same-site", 200},
+		{http.MethodGet, "/v1/probe?must=x", "same-site", 200},
+	} {
+		r := httptest.NewRequest(c.method, "http://example.test"+c.path, nil)
+		if c.site != "" {
+			r.Header.Set("Sec-Fetch-Site", c.site)
+		}
+		w := httptest.NewRecorder()
+		f.ServeHTTP(w, r)
+		if w.Code != c.want || (c.want == 403 && w.Header().Get("Set-Cookie") != "") {
+			t.Errorf("%s %s with Sec-Fetch-Site %q: status %d (Set-Cookie %q), want %d",
+				c.method, c.path, c.site, w.Code, w.Header().Get("Set-Cookie"), c.want)
+		}
+	}
+}

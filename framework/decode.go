@@ -2,6 +2,7 @@ package framework
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/invopop/validation"
 
@@ -14,8 +15,9 @@ type repeated struct{}
 // decode fills dst (a pointer to the argument struct) from the merged raw
 // arguments: coerce by declared type, apply mods and defaults, then the
 // rules. A string that is empty after its mods counts as absent, so its
-// default applies and "required" refuses it. It returns the refused
-// arguments, or nil.
+// default applies and "required" refuses it. A string holding a NUL
+// character is refused before anything else (PostgreSQL cannot store one),
+// unless the argument allows it. It returns the refused arguments, or nil.
 func (s *schema) decode(vals map[string]any, dst reflect.Value) map[string]errorcodes.FieldError {
 	var errs map[string]errorcodes.FieldError
 	fail := func(name string, fe errorcodes.FieldError) {
@@ -27,6 +29,10 @@ func (s *schema) decode(vals map[string]any, dst reflect.Value) map[string]error
 	for i := range s.fields {
 		f := &s.fields[i]
 		raw, present := vals[f.Name]
+		if f.refusesNUL(raw) {
+			fail(f.Name, *fieldErr("nul", "must not contain a NUL character"))
+			continue
+		}
 		if f.Lenient && !f.usable(raw) {
 			raw, present = nil, false
 		}
@@ -75,4 +81,11 @@ func (f *field) usable(raw any) bool {
 	}
 	v, ferr := f.coerce(raw)
 	return ferr == nil && validation.Validate(v.Interface(), f.rules...) == nil
+}
+
+// refusesNUL reports a raw string holding a NUL character given for a
+// string argument that does not allow one.
+func (f *field) refusesNUL(raw any) bool {
+	s, ok := raw.(string)
+	return ok && f.kind == kindString && !f.AllowNUL && strings.IndexByte(s, 0) >= 0
 }

@@ -21,7 +21,10 @@
 //
 //	arg:"name"           the argument's name (required; "-" skips the field);
 //	                     arg:"name,lenient" treats an unusable value as absent
-//	                     instead of refusing the request
+//	                     instead of refusing the request; a string holding
+//	                     a NUL character is refused (400 naming it) unless
+//	                     arg:"name,allownul" lets it reach the action, whose
+//	                     own rule must then refuse it
 //	default:"value"      used when the argument is absent or an empty string
 //	mod:"trim,lower"     string modifiers: trim, lower, upper, or a name in Config.Mods
 //	validate:"..."       required, email, uuid7, min=N, max=N (string length

@@ -41,6 +41,9 @@ type ArgInfo struct {
 	Mods     []string
 	Lenient  bool // an unusable value counts as absent instead of refused
 	Secret   bool // a credential: its value never reaches a log
+	// AllowNUL lets a string holding a NUL character reach the action,
+	// whose own rule must refuse it; otherwise such a string is invalid.
+	AllowNUL bool
 }
 
 // field is the compiled plan of one argument: where it lives in the
@@ -96,8 +99,10 @@ func compileSchema(t reflect.Type, rules map[string]validation.Rule, mods map[st
 				fl.Secret = true
 			case opt == "lenient" && !fl.Required:
 				fl.Lenient = true
+			case opt == "allownul" && fl.kind == kindString:
+				fl.AllowNUL = true
 			default:
-				panic(fmt.Sprintf("framework: %v.%s: arg option %q is unknown or contradicts required", t, sf.Name, opt))
+				panic(fmt.Sprintf("framework: %v.%s: arg option %q is unknown, contradicts required or does not fit the type", t, sf.Name, opt))
 			}
 		}
 		if !fl.Secret {

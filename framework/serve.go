@@ -259,12 +259,23 @@ func parseHop(hop string) (netip.Addr, bool) {
 }
 
 // crossSite reports a request that an action declaring Spec.SameSite
-// refuses: Sec-Fetch-Site "cross-site", or an Origin that is none of the
-// request's own origin (its scheme and Host; the scheme from
+// refuses: Sec-Fetch-Site "cross-site"; a GET or HEAD whose Sec-Fetch-Site
+// is present and neither "same-origin" nor "none"; or an Origin that is
+// none of the request's own origin (its scheme and Host; the scheme from
 // X-Forwarded-Proto behind a trusted proxy), a SameSiteOrigins entry or a
 // CORSOrigins entry.
+//
+// A top-level navigation (a link, a redirect, a GET form) sends no Origin,
+// and browsers send the cookies of a SameSite=Lax or Strict cookie's site
+// along with one from a sibling subdomain (Sec-Fetch-Site "same-site"):
+// without the GET rule such a page could log a browser into another
+// account. The browser's own pages call these actions with POST.
 func (f *Framework) crossSite(r *http.Request) bool {
-	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site") {
+	site := strings.ToLower(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")))
+	if site == "cross-site" {
+		return true
+	}
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && site != "" && site != "same-origin" && site != "none" {
 		return true
 	}
 	values, present := r.Header["Origin"]

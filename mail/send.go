@@ -26,8 +26,14 @@ type SMTPConfig struct {
 	Username string
 	Password string
 	// ImplicitTLS is smtps://: TLS from the first byte. Otherwise STARTTLS
-	// is used when the server offers it.
+	// is used when the server offers it, and RequireTLS decides what a
+	// server that does not offer it gets.
 	ImplicitTLS bool
+	// RequireTLS makes STARTTLS mandatory for smtp://: a server that does
+	// not offer it fails the send (which the mail job retries) rather than
+	// receiving the message, links included, in plaintext. Production sets
+	// it; elsewhere a local server without TLS keeps working.
+	RequireTLS bool
 	// Insecure skips the verification of the server's certificate
 	// (?insecure=true; refused in production by the configuration).
 	Insecure bool
@@ -125,6 +131,8 @@ func (s *SMTPSender) Send(ctx context.Context, m *Rendered, id string) error {
 		gomail.WithTLSConfig(&tls.Config{ServerName: s.Config.Host, InsecureSkipVerify: s.Config.Insecure, MinVersion: tls.VersionTLS12})}
 	if s.Config.ImplicitTLS {
 		opts = append(opts, gomail.WithSSL())
+	} else if s.Config.RequireTLS {
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
 	} else {
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
 	}

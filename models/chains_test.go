@@ -154,8 +154,11 @@ func TestListLiveAndMarkTheft(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].ChainID != newer.ID || list[1].ChainID != old.ID {
 		t.Fatalf("ListLive: %+v, %v, want the two live sessions newest first", list, err)
 	}
-	if err := store.MarkTheft(ctx, db, owner.ID, old.ChainID, now); err != nil {
-		t.Fatal(err)
+	if marked, err := store.MarkTheft(ctx, db, owner.ID, old.ChainID, now); err != nil || !marked {
+		t.Fatalf("MarkTheft: %v, %v, want the chain marked", marked, err)
+	}
+	if again, err := store.MarkTheft(ctx, db, owner.ID, old.ChainID, now.Add(time.Second)); err != nil || again {
+		t.Errorf("MarkTheft of a marked chain: %v, %v, want false", again, err)
 	}
 	for _, s := range []*models.Session{old, newer} {
 		got, err := store.ByID(ctx, db, s.ID)

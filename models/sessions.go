@@ -310,7 +310,10 @@ func (s *SessionStore) RevokeByHash(ctx context.Context, db DB, ownerID uuid.UUI
 
 // RevokeChain ends the session chain of ownerID: it revokes the chain's
 // row that is not revoked yet, and reports whether there was one. A chain
-// of another owner, or one ended already, reports false.
+// of another owner, or one ended already, reports false. Lock the owner
+// first in the same transaction (LockForUpdate): otherwise a rotation
+// committing while this statement waits for the row's lock leaves the
+// successor, which the statement's snapshot does not see, alive.
 func (s *SessionStore) RevokeChain(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) (bool, error) {
 	n, err := execCount(ctx, s.q, db, "revoke session chain", s.revokeChain, now, ownerID, chain)
 	return n > 0, err
@@ -344,10 +347,12 @@ func (s *SessionStore) Reassure(ctx context.Context, db DB, ownerID, id uuid.UUI
 }
 
 // MarkTheft marks every row of ownerID's chain as having triggered the
-// theft response at now (rows marked before keep their mark).
-func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) error {
-	_, err := execCount(ctx, s.q, db, "mark session theft", s.markTheft, ownerID, chain, now)
-	return err
+// theft response at now (rows marked before keep their mark), and reports
+// whether it marked any: false means the chain was marked already (by a
+// concurrent transaction that committed first, say), or has no row.
+func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid.UUID, now time.Time) (bool, error) {
+	n, err := execCount(ctx, s.q, db, "mark session theft", s.markTheft, ownerID, chain, now)
+	return n > 0, err
 }
 
 // ListLive returns the live row (not revoked, expiring after now) of each

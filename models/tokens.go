@@ -43,9 +43,11 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, insert, live, consume, countSince string }{
+var tokenQueries = struct{ void, voidAll, insert, live, consume, countSince string }{
 	void: `UPDATE account_tokens SET expires_at = $4
 		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`,
+	voidAll: `UPDATE account_tokens SET expires_at = $3
+		WHERE owner_type = $1 AND owner_id = $2 AND used_at IS NULL AND expires_at > $3`,
 	insert: `INSERT INTO account_tokens (` + tokenColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
 	live: `SELECT ` + tokenColumns + ` FROM account_tokens
@@ -81,6 +83,14 @@ func (s TokenStore) Live(ctx context.Context, db DB, purpose, hash string, now t
 	}
 	t.normalize()
 	return &t, nil
+}
+
+// VoidAll voids, by expiring them at now, the owner's unused tokens of
+// every purpose, and returns how many. Run it in the transaction of the
+// change that makes them void (a password change, a logout of every
+// session, a deactivation, ...).
+func (s TokenStore) VoidAll(ctx context.Context, db DB, ownerType string, owner uuid.UUID, now time.Time) (int64, error) {
+	return execCount(ctx, s.q, db, "void all tokens", tokenQueries.voidAll, ownerType, owner, now)
 }
 
 // Consume marks the live token of purpose whose hash is hash used at now

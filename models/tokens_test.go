@@ -77,3 +77,41 @@ func TestOneTimeTokens(t *testing.T) {
 		t.Fatal("a malformed hash was stored")
 	}
 }
+
+func TestVoidAllOneTimeTokens(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := testCtx(t)
+	store := models.TokenStore{}.Prepared(db)
+	acc := createAccount(t, db, models.UserTables, "void@example.com")
+	other := createAccount(t, db, models.UserTables, "keep@example.com")
+	now := testNow()
+	issue := func(owner *models.Account, purpose string) *models.OneTimeToken {
+		t.Helper()
+		tok := &models.OneTimeToken{ID: newID(t), OwnerType: "user", OwnerID: owner.ID, Purpose: purpose,
+			TokenHash: randomHex(t, 32), ExpiresAt: now.Add(time.Hour), CreatedAt: now.Add(-time.Minute)}
+		if err := store.Issue(ctx, db, tok); err != nil {
+			t.Fatalf("issue: %v", err)
+		}
+		return tok
+	}
+	used := issue(acc, models.PurposeEmailVerify)
+	if _, err := store.Consume(ctx, db, models.PurposeEmailVerify, used.TokenHash, now.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	reset, verify := issue(acc, models.PurposePasswordReset), issue(acc, models.PurposeEmailVerify)
+	kept := issue(other, models.PurposePasswordReset)
+	n, err := store.VoidAll(ctx, db, "user", acc.ID, now)
+	if err != nil || n != 2 {
+		t.Fatalf("VoidAll: %d %v, want the two unused tokens (not the used one)", n, err)
+	}
+	for _, tok := range []*models.OneTimeToken{reset, verify} {
+		_, err := store.Consume(ctx, db, tok.Purpose, tok.TokenHash, now)
+		wantErr(t, "voided "+tok.Purpose, err, models.ErrNotFound)
+	}
+	if _, err := store.Consume(ctx, db, kept.Purpose, kept.TokenHash, now); err != nil {
+		t.Errorf("another owner's token was voided: %v", err)
+	}
+	if n, err := store.VoidAll(ctx, db, "admin", other.ID, now); err != nil || n != 0 {
+		t.Errorf("VoidAll of another owner type: %d %v, want 0", n, err)
+	}
+}

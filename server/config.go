@@ -200,6 +200,7 @@ func (p *envParser) mailConfig(c *config) {
 		case sc.Insecure && c.production():
 			p.fail("SMTP_URL", "may not set insecure=true in production")
 		default:
+			sc.RequireTLS = c.production() // no plaintext fallback for reset links
 			c.SMTP = &sc
 		}
 	}

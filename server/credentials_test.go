@@ -168,12 +168,12 @@ func TestResetTokensVoidExpireAndAreBounded(t *testing.T) {
 
 // TestResetRequestRevealsNothing compares the answers and times of reset
 // requests for an address with an account and one without: same body,
-// medians within 20% over 20 requests each (interleaved ABBA, after a
+// medians within 30% over 20 requests each (interleaved ABBA, after a
 // warm-up). It does not run in parallel with the other tests of the
 // package, and on a machine shared with other work a round may be noisy:
-// it passes when one of three rounds is within 20%. Work that differs by
-// path (a synchronous lookup and token for known addresses only, say)
-// shifts every round, and fails it.
+// it passes when one of five rounds is within 30%. Work that differs by
+// path (a synchronous lookup and token for known addresses only, which
+// doubles a request's time) shifts every round, and fails it.
 func TestResetRequestRevealsNothing(t *testing.T) {
 	s, smtp := mailServer(t)
 	u := register(t, s.client(), "web")
@@ -183,11 +183,11 @@ func TestResetRequestRevealsNothing(t *testing.T) {
 		mk, mm := resetTimings(t, c, u.email, unknown)
 		ratio := float64(mk) / float64(mm)
 		t.Logf("round %d: median known %v, unknown %v, ratio %.2f", round, mk, mm, ratio)
-		if ratio >= 1/1.2 && ratio <= 1.2 {
+		if ratio >= 1/1.3 && ratio <= 1.3 {
 			break
 		}
-		if round == 3 {
-			t.Fatalf("medians differ by more than 20%% in 3 rounds: last known %v, unknown %v", mk, mm)
+		if round == 5 {
+			t.Fatalf("medians differ by more than 30%% in 5 rounds: last known %v, unknown %v", mk, mm)
 		}
 	}
 	waitMails(t, smtp, u.email, "Reset your password", 3)

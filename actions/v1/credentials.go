@@ -100,7 +100,7 @@ type ResetPassword struct {
 
 // ResetPasswordArgs are the arguments of ResetPassword.
 type ResetPasswordArgs struct {
-	Token    string `arg:"token,secret" validate:"required,max=1024"`
+	Token    string `arg:"token,secret,allownul" validate:"required,max=1024"`
 	Password string `arg:"password,secret" validate:"required,password"`
 	// DeviceToken is as in LoginArgs.
 	DeviceToken string `arg:"deviceToken,lenient,secret"`
@@ -163,7 +163,7 @@ type VerifyEmail struct {
 
 // VerifyEmailArgs are the arguments of VerifyEmail.
 type VerifyEmailArgs struct {
-	Token string `arg:"token,secret" validate:"required,max=1024"`
+	Token string `arg:"token,secret,allownul" validate:"required,max=1024"`
 }
 
 // Spec declares V1VerifyEmail.

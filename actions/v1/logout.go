@@ -17,7 +17,7 @@ type Logout struct {
 
 // LogoutArgs are the arguments of Logout.
 type LogoutArgs struct {
-	RefreshToken string `arg:"refreshToken,lenient,secret"`
+	RefreshToken string `arg:"refreshToken,lenient,secret,allownul"`
 }
 
 // Spec declares V1Logout (V1AdminLogout for admins).

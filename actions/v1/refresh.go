@@ -37,7 +37,7 @@ type Refresher interface {
 // cookie first; the argument serves mobile clients. A value that is not a
 // string counts as absent, so it is answered like an unknown token.
 type RefreshArgs struct {
-	RefreshToken string `arg:"refreshToken,lenient,secret"`
+	RefreshToken string `arg:"refreshToken,lenient,secret,allownul"`
 }
 
 // Spec declares V1Refresh (V1AdminRefresh for admins).

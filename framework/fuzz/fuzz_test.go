@@ -27,7 +27,12 @@ type fuzzArgs struct {
 	P   string     `arg:"p" validate:"pattern=^[a-z]+$"`
 	ID  *uuid.UUID `arg:"id" validate:"uuid7"`
 	Req string     `arg:"req" validate:"required"`
+	Raw string     `arg:"raw,allownul"`
 }
+
+// refusedNUL lists the string arguments of fuzzArgs that refuse a NUL
+// character; "raw" lets one through.
+var refusedNUL = []string{"s", "e", "k", "p", "req"}
 
 // echo answers its arguments.
 type echo struct{}
@@ -62,6 +67,9 @@ func FuzzPipeline(f *testing.F) {
 		{"f=NaN&u=-1", "application/json", `{"req":"x","n":1e400}`},
 		{"", "application/json", `{"req":"x"}trailing`},
 		{"p=ABC&e=not-an-email", "", `{"req":"x","b":"TRUE"}`},
+		{"req=%00", "", ""},
+		{"req=x&raw=%00", "application/json", `{"s":"a\u0000","k":"\u0000y"}`},
+		{"req=x", "application/x-www-form-urlencoded", "p=%00&raw=%00"},
 	} {
 		f.Add(seed.q, seed.ctype, seed.body)
 	}
@@ -86,7 +94,85 @@ func FuzzPipeline(f *testing.F) {
 		if w.Code == 200 && (out["Req"] == nil || out["Req"] == "") {
 			t.Fatalf("a success without the required argument: %v", out)
 		}
+		checkNUL(t, w.Code, out, withNUL(query, ctype, body))
 	})
+}
+
+// checkNUL is the oracle for NUL characters: a request whose arguments
+// give a refusing string argument a NUL is a 400, never a success nor a
+// 500; once the pipeline got as far as the arguments themselves, that 400
+// names each such argument. A success never carries a NUL but in "raw".
+func checkNUL(t *testing.T, code int, out map[string]any, nul []string) {
+	t.Helper()
+	if code == 200 {
+		for k, v := range out {
+			if s, ok := v.(string); ok && k != "Raw" && strings.IndexByte(s, 0) >= 0 {
+				t.Fatalf("a success echoes a NUL in %s: %v", k, out)
+			}
+		}
+	}
+	if len(nul) == 0 {
+		return
+	}
+	if code != 400 {
+		t.Fatalf("arguments %v hold a NUL: got %d %v, want 400", nul, code, out)
+	}
+	fields, _ := out["fields"].(map[string]any)
+	for name, why := range fields {
+		if name == "query" || name == "body" || why == "must be valid UTF-8" || why == "must be given only once" {
+			return // refused before the arguments were read one by one
+		}
+	}
+	for _, name := range nul {
+		if fields[name] != "must not contain a NUL character" {
+			t.Fatalf("argument %s holds a NUL: fields %v do not name it", name, fields)
+		}
+	}
+}
+
+// withNUL lists the refusing string arguments whose value, once query and
+// body are merged as the pipeline merges them (the body wins), is a
+// string holding a NUL. It returns nil when it cannot tell.
+func withNUL(query, ctype, body string) []string {
+	vals := map[string]any{}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil
+	}
+	for k, vs := range q {
+		vals[k] = vs[len(vs)-1]
+	}
+	if strings.TrimSpace(body) != "" {
+		mt, _, _ := strings.Cut(ctype, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		switch {
+		case mt == "" || mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"):
+			var obj map[string]any
+			if json.Unmarshal([]byte(body), &obj) != nil {
+				return nil
+			}
+			for k, v := range obj {
+				vals[k] = v
+			}
+		case mt == "application/x-www-form-urlencoded":
+			form, err := url.ParseQuery(body)
+			if err != nil {
+				return nil
+			}
+			for k, vs := range form {
+				vals[k] = vs[len(vs)-1]
+			}
+		default:
+			return nil
+		}
+	}
+	var out []string
+	for _, name := range refusedNUL {
+		if s, ok := vals[name].(string); ok && strings.IndexByte(s, 0) >= 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // The seeds also run as a plain test, so a short -fuzz run is not the only
