@@ -2,6 +2,7 @@ package accountstest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -171,4 +172,14 @@ func (r *record[T]) clear() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.items = nil
+}
+
+// EventData decodes the data of ev (a JSON object).
+func EventData(t testing.TB, ev models.SecurityEvent) map[string]any {
+	t.Helper()
+	data := map[string]any{}
+	if err := json.Unmarshal(ev.Data, &data); err != nil {
+		t.Fatalf("accountstest: data of event %s: %v", ev.Type, err)
+	}
+	return data
 }
