@@ -224,7 +224,8 @@ func refusalReason(err error) string {
 // the refresh token of another live session of owner, that one too; a
 // missing, malformed, unknown or foreign token is ignored.
 func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw string, o Origin) error {
-	var ended []uuid.UUID
+	// Never nil: to Ended, nil means every session of the owner.
+	ended := make([]uuid.UUID, 0, 2)
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		ended = ended[:0]
 		now := s.Now()
