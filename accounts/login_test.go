@@ -1,7 +1,6 @@
 package accounts_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -20,12 +19,11 @@ import (
 // and hands out tokens and a device value; the address is matched in any
 // case and with spaces around it.
 func TestLogin(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users := env.Users
 	acc := users.NewAccount(t)
 	o := accountstest.Origin(action.App)
-	iss, err := users.Login(context.Background(), " "+strings.ToUpper(acc.Email)+" ", accountstest.Password, o)
+	iss, err := users.Login(t.Context(), " "+strings.ToUpper(acc.Email)+" ", accountstest.Password, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +51,13 @@ func TestLogin(t *testing.T) {
 // recorded as login_failed with its reason, and none opens a session or
 // counts a login. An unknown address records nothing.
 func TestLoginRefusals(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users := env.Users
-	ctx := context.Background()
 	inactive, deleted, unverified := users.NewAccount(t), users.NewAccount(t), users.NewAccount(t)
-	if _, err := users.SetActive(ctx, inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Delete(ctx, deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -83,7 +79,7 @@ func TestLoginRefusals(t *testing.T) {
 			svc := env.NewService(t, accounts.Users) // RequireVerified for this case alone
 			svc.Mail.RequireVerified = tc.verified
 			before := len(svc.EventTypes(t, tc.acc.ID))
-			iss, err := svc.Login(ctx, tc.acc.Email, tc.password, accountstest.Origin(action.Web))
+			iss, err := svc.Login(t.Context(), tc.acc.Email, tc.password, accountstest.Origin(action.Web))
 			if !errors.Is(err, tc.want) || iss != nil {
 				t.Fatalf("got %+v, %v; want %v", iss, err, tc.want)
 			}
@@ -108,15 +104,14 @@ func TestLoginRefusals(t *testing.T) {
 // TestLoginRehashes: a password hashed with other parameters than the
 // engine's is hashed again at login, with the engine's.
 func TestLoginRehashes(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users := env.Users
 	acc := users.NewAccount(t)
-	old, salt, err := auth.NewHasher(auth.HasherConfig{MemoryKiB: 2048, Time: 1}).Hash(context.Background(), accountstest.Password)
+	old, salt, err := auth.NewHasher(auth.HasherConfig{MemoryKiB: 2048, Time: 1}).Hash(t.Context(), accountstest.Password)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := users.Accounts.SetPassword(context.Background(), users.DB, acc.ID, old, salt, users.Now()); err != nil {
+	if err := users.Accounts.SetPassword(t.Context(), users.DB, acc.ID, old, salt, users.Now()); err != nil {
 		t.Fatal(err)
 	}
 	users.NewSession(t, acc, action.Web)
@@ -133,17 +128,16 @@ func TestLoginRehashes(t *testing.T) {
 // and records nothing; a refusal for the account's flags is no failure.
 // Once the delay is over the right password logs in.
 func TestLoginSlowDown(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx, o := env.Users, context.Background(), accountstest.Origin(action.Web)
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.Web)
 	acc := users.NewAccount(t)
 	for range accountstest.SlowDownAfter {
-		if _, err := users.Login(ctx, acc.Email, "Wrong-password-1", o); !errors.Is(err, accounts.ErrInvalidCredentials) {
+		if _, err := users.Login(t.Context(), acc.Email, "Wrong-password-1", o); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("a wrong password: %v", err)
 		}
 	}
 	var slowed *accounts.SlowedDownError
-	if _, err := users.Login(ctx, acc.Email, accountstest.Password, o); !errors.As(err, &slowed) ||
+	if _, err := users.Login(t.Context(), acc.Email, accountstest.Password, o); !errors.As(err, &slowed) ||
 		slowed.RetryAfter <= accountstest.SlowDownFirst-time.Second || slowed.RetryAfter > accountstest.SlowDownFirst {
 		t.Fatalf("the attempt after %d failures: %v, want slowed down for %v", accountstest.SlowDownAfter, err, accountstest.SlowDownFirst)
 	}
@@ -155,20 +149,20 @@ func TestLoginSlowDown(t *testing.T) {
 
 	unknown := accountstest.NewEmail()
 	for range accountstest.SlowDownAfter {
-		if _, err := users.Login(ctx, unknown, accountstest.Password, o); !errors.Is(err, accounts.ErrInvalidCredentials) {
+		if _, err := users.Login(t.Context(), unknown, accountstest.Password, o); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("an unknown address: %v", err)
 		}
 	}
-	if _, err := users.Login(ctx, unknown, accountstest.Password, o); !errors.As(err, &slowed) {
+	if _, err := users.Login(t.Context(), unknown, accountstest.Password, o); !errors.As(err, &slowed) {
 		t.Errorf("the attempt after %d on an unknown address: %v, want slowed down", accountstest.SlowDownAfter, err)
 	}
 
 	inactive := users.NewAccount(t)
-	if _, err := users.SetActive(ctx, inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for range accountstest.SlowDownAfter + 1 {
-		if _, err := users.Login(ctx, inactive.Email, accountstest.Password, o); !errors.Is(err, accounts.ErrInactive) {
+		if _, err := users.Login(t.Context(), inactive.Email, accountstest.Password, o); !errors.Is(err, accounts.ErrInactive) {
 			t.Fatalf("an inactive account's right password: %v, want ErrInactive and no slow-down", err)
 		}
 	}
@@ -179,34 +173,33 @@ func TestLoginSlowDown(t *testing.T) {
 // handed out is replaced; and the trusted device is not slowed down by
 // the failures of others from its own address.
 func TestLoginDeviceTrust(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx := env.Users, context.Background()
+	env := newEnv(t)
+	users := env.Users
 	acc := users.NewAccount(t)
 	o := accountstest.Origin(action.Web)
-	first, err := users.Login(ctx, acc.Email, accountstest.Password, o)
+	first, err := users.Login(t.Context(), acc.Email, accountstest.Password, o)
 	if err != nil || first.Device == "" {
 		t.Fatalf("first login: %+v, %v", first, err)
 	}
 	o.Device = first.Device
-	if again, err := users.Login(ctx, acc.Email, accountstest.Password, o); err != nil || again.Device != first.Device {
+	if again, err := users.Login(t.Context(), acc.Email, accountstest.Password, o); err != nil || again.Device != first.Device {
 		t.Errorf("the trusted device presented: %+v, %v; want it kept", again, err)
 	}
 	planted := accountstest.Origin(action.Web)
 	planted.Device = ratelimit.NewDevice() // well formed, never handed out
-	if other, err := users.Login(ctx, acc.Email, accountstest.Password, planted); err != nil || other.Device == planted.Device || other.Device == "" {
+	if other, err := users.Login(t.Context(), acc.Email, accountstest.Password, planted); err != nil || other.Device == planted.Device || other.Device == "" {
 		t.Errorf("a device the account never trusted: %+v, %v; want a new value", other, err)
 	}
 	stranger := accountstest.Origin(action.Web) // the same address, no device
 	for range accountstest.SlowDownAfter {
-		if _, err := users.Login(ctx, acc.Email, "Wrong-password-1", stranger); !errors.Is(err, accounts.ErrInvalidCredentials) {
+		if _, err := users.Login(t.Context(), acc.Email, "Wrong-password-1", stranger); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := users.Login(ctx, acc.Email, accountstest.Password, stranger); !errors.Is(err, accounts.ErrSlowedDown) {
+	if _, err := users.Login(t.Context(), acc.Email, accountstest.Password, stranger); !errors.Is(err, accounts.ErrSlowedDown) {
 		t.Fatalf("the stranger after %d failures: %v, want slowed down", accountstest.SlowDownAfter, err)
 	}
-	if _, err := users.Login(ctx, acc.Email, accountstest.Password, o); err != nil {
+	if _, err := users.Login(t.Context(), acc.Email, accountstest.Password, o); err != nil {
 		t.Errorf("the trusted device from the same address: %v, want a login", err)
 	}
 }

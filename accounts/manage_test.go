@@ -1,7 +1,6 @@
 package accounts_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -20,9 +19,8 @@ import (
 // restoration leave them ended; an earlier deletion keeps its time. An
 // unknown account is ErrNotFound.
 func TestManage(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx := env.Users, context.Background()
+	env := newEnv(t)
+	users := env.Users
 	admin := accounts.Actor{AdminID: uuid.New(), Origin: accountstest.Origin(action.Web)}
 	acc, iss := users.LoggedIn(t, action.Web)
 	users.NewSession(t, acc, action.App)
@@ -35,15 +33,15 @@ func TestManage(t *testing.T) {
 	}
 	var deletedAt *models.Account
 	for _, s := range []step{
-		{"deactivate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(ctx, id, false, admin) },
+		{"deactivate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(t.Context(), id, false, admin) },
 			models.EventAccountDeactivated, true, func(a *models.Account) bool { return !a.IsActive }},
-		{"activate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(ctx, id, true, admin) },
+		{"activate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(t.Context(), id, true, admin) },
 			models.EventAccountActivated, false, func(a *models.Account) bool { return a.IsActive }},
-		{"delete", func(id uuid.UUID) (*models.Account, error) { return users.Delete(ctx, id, admin) },
+		{"delete", func(id uuid.UUID) (*models.Account, error) { return users.Delete(t.Context(), id, admin) },
 			models.EventAccountDeleted, true, func(a *models.Account) bool { deletedAt = a; return a.DeletedAt != nil }},
-		{"delete again", func(id uuid.UUID) (*models.Account, error) { return users.Delete(ctx, id, admin) },
+		{"delete again", func(id uuid.UUID) (*models.Account, error) { return users.Delete(t.Context(), id, admin) },
 			models.EventAccountDeleted, true, func(a *models.Account) bool { return a.DeletedAt.Equal(*deletedAt.DeletedAt) }},
-		{"restore", func(id uuid.UUID) (*models.Account, error) { return users.Restore(ctx, id, admin) },
+		{"restore", func(id uuid.UUID) (*models.Account, error) { return users.Restore(t.Context(), id, admin) },
 			models.EventAccountRestored, false, func(a *models.Account) bool { return a.DeletedAt == nil }},
 	} {
 		users.Forget()
@@ -67,7 +65,7 @@ func TestManage(t *testing.T) {
 	if live := users.Live(t, acc.ID); len(live) != 0 {
 		t.Errorf("%d sessions live again after activation and restoration", len(live))
 	}
-	if _, err := users.Refresh(ctx, iss.RefreshToken, accountstest.Origin(action.Web)); !errors.Is(err, accounts.ErrInvalidRefresh) {
+	if _, err := users.Refresh(t.Context(), iss.RefreshToken, accountstest.Origin(action.Web)); !errors.Is(err, accounts.ErrInvalidRefresh) {
 		t.Errorf("a refresh token of before the deactivation: %v, want ErrInvalidRefresh", err)
 	}
 }
@@ -76,12 +74,11 @@ func TestManage(t *testing.T) {
 // and access tokens, recorded as logoutall naming the admin and no
 // session.
 func TestRevokeSessions(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users := env.Users
 	admin := accounts.Actor{AdminID: uuid.New(), Origin: accountstest.Origin(action.Web)}
 	acc, _ := users.LoggedIn(t, action.Web)
-	if err := users.RevokeSessions(context.Background(), acc.ID, admin); err != nil {
+	if err := users.RevokeSessions(t.Context(), acc.ID, admin); err != nil {
 		t.Fatal(err)
 	}
 	ev := users.EventsOf(t, acc.ID)[0]
@@ -91,7 +88,7 @@ func TestRevokeSessions(t *testing.T) {
 	if got := users.Reload(t, acc.ID); got.TokenVersion != 1 || len(users.Live(t, acc.ID)) != 0 {
 		t.Errorf("token version %d, %d live sessions; want 1 and none", got.TokenVersion, len(users.Live(t, acc.ID)))
 	}
-	if err := users.RevokeSessions(context.Background(), uuid.New(), admin); !errors.Is(err, accounts.ErrNotFound) {
+	if err := users.RevokeSessions(t.Context(), uuid.New(), admin); !errors.Is(err, accounts.ErrNotFound) {
 		t.Errorf("an unknown account: %v, want ErrNotFound", err)
 	}
 }
@@ -100,37 +97,24 @@ func TestRevokeSessions(t *testing.T) {
 // by their cursors until the last, whose cursor is empty; a cursor no
 // listing gave out is ErrInvalidCursor.
 func TestList(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx := env.Users, context.Background()
+	env := newEnv(t)
+	users := env.Users
 	var want []uuid.UUID
 	for range 5 {
 		want = append(want, users.NewAccount(t).ID)
 	}
 	inactive := users.NewAccount(t)
-	if _, err := users.SetActive(ctx, inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Reverse(want)
-	var got []uuid.UUID
-	cursor, pages := "", 0
-	for {
-		list, next, err := users.List(ctx, accounts.ListFilter{Query: "@ACCOUNTSTEST.example", Status: models.StatusActive, Cursor: cursor, Limit: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range list {
-			got = append(got, a.ID)
-		}
-		if pages++; next == "" || pages > 5 {
-			break
-		}
-		cursor = next
-	}
+	got, pages := walk(t, func(cursor string) ([]models.Account, string, error) {
+		return users.List(t.Context(), accounts.ListFilter{Query: "@ACCOUNTSTEST.example", Status: models.StatusActive, Cursor: cursor, Limit: 2})
+	}, func(a models.Account) uuid.UUID { return a.ID })
 	if !slices.Equal(got, want) || pages != 3 {
 		t.Errorf("%d pages of %v, want 3 of %v", pages, got, want)
 	}
-	if _, _, err := users.List(ctx, accounts.ListFilter{Cursor: "not-a-cursor", Limit: 2}); !errors.Is(err, accounts.ErrInvalidCursor) {
+	if _, _, err := users.List(t.Context(), accounts.ListFilter{Cursor: "not-a-cursor", Limit: 2}); !errors.Is(err, accounts.ErrInvalidCursor) {
 		t.Errorf("a bad cursor: %v, want ErrInvalidCursor", err)
 	}
 }

@@ -1,7 +1,6 @@
 package accounts_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -21,10 +20,9 @@ import (
 // that session from the request's address and agent; it queues the
 // verification mail and hands out tokens and a device value.
 func TestRegister(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users, o, email := env.Users, accountstest.Origin(action.App), accountstest.NewEmail()
-	iss, err := users.Register(context.Background(), accounts.NewAccount{
+	iss, err := users.Register(t.Context(), accounts.NewAccount{
 		Email: "  " + strings.ToUpper(email) + " ", Password: accountstest.Password, FirstName: "Ada",
 	}, o)
 	if err != nil {
@@ -35,7 +33,7 @@ func TestRegister(t *testing.T) {
 		acc.LoginCount != 1 || acc.LastLoginAt == nil || acc.EmailVerifiedAt != nil || acc.TokenVersion != 0 {
 		t.Errorf("stored account %+v", acc)
 	}
-	if ok, _, err := env.Hasher.Verify(context.Background(), acc.Password, accountstest.Password); !ok || err != nil {
+	if ok, _, err := env.Hasher.Verify(t.Context(), acc.Password, accountstest.Password); !ok || err != nil {
 		t.Errorf("the stored hash %q does not verify the password: %v", acc.Password, err)
 	}
 	live := users.Live(t, acc.ID)
@@ -65,16 +63,15 @@ func TestRegister(t *testing.T) {
 // TestRegisterTakenAddress: an address already used, in any case and by a
 // soft-deleted account too, is ErrExists, and nothing is written.
 func TestRegisterTakenAddress(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	users := env.Users
 	live := users.NewAccount(t)
 	deleted := users.NewAccount(t)
-	if _, err := users.Delete(context.Background(), deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, email := range []string{live.Email, strings.ToUpper(live.Email), deleted.Email} {
-		_, err := users.Register(context.Background(), accounts.NewAccount{Email: email, Password: accountstest.Password},
+		_, err := users.Register(t.Context(), accounts.NewAccount{Email: email, Password: accountstest.Password},
 			accountstest.Origin(action.Web))
 		if !errors.Is(err, accounts.ErrExists) {
 			t.Errorf("register %s: got %v, want ErrExists", email, err)
@@ -91,19 +88,16 @@ func TestRegisterTakenAddress(t *testing.T) {
 // TestRegisterConcurrently: of concurrent registrations of one address,
 // exactly one creates the account; the others are ErrExists.
 func TestRegisterConcurrently(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	email := accountstest.NewEmail()
 	const n = 4
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = env.Users.Register(context.Background(), accounts.NewAccount{Email: email, Password: accountstest.Password},
+		wg.Go(func() {
+			_, errs[i] = env.Users.Register(t.Context(), accounts.NewAccount{Email: email, Password: accountstest.Password},
 				accountstest.Origin(action.Web))
-		}()
+		})
 	}
 	wg.Wait()
 	created := 0
@@ -123,10 +117,9 @@ func TestRegisterConcurrently(t *testing.T) {
 // TestRegisterWithoutMail: an engine without mail (the admins') registers
 // all the same and queues nothing.
 func TestRegisterWithoutMail(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env := newEnv(t)
 	email := accountstest.NewEmail()
-	iss, err := env.Admins.Register(context.Background(), accounts.NewAccount{Email: email, Password: accountstest.Password},
+	iss, err := env.Admins.Register(t.Context(), accounts.NewAccount{Email: email, Password: accountstest.Password},
 		accountstest.Origin(action.Web))
 	if err != nil {
 		t.Fatal(err)

@@ -34,30 +34,23 @@ import (
 	"github.com/actionkit/actionkit/ratelimit"
 )
 
-// Settings of the engines New builds.
+// The lifetimes of the tokens the engines issue: refresh and access
+// tokens, and the token of a reset mail (a verification mail's lives a
+// day).
 const (
-	// RefreshTTL is the lifetime of a refresh token.
 	RefreshTTL = 24 * time.Hour
-	// AccessTTL is the lifetime of an access token.
-	AccessTTL = 15 * time.Minute
-	// ResetURL and VerifyURL are the links of the mails; {token} is
-	// replaced by the one-time token.
-	ResetURL  = "https://app.example/reset?token={token}"
-	VerifyURL = "https://app.example/verify?token={token}"
-	// ResetTTL and VerifyTTL are the lifetimes of the mails' tokens.
-	ResetTTL  = time.Hour
-	VerifyTTL = 24 * time.Hour
-	// SlowDownAfter is the number of failed logins of one address and
-	// client after which its next attempts are slowed down.
-	SlowDownAfter = 3
-	// SlowDownFirst is the first delay of the slow-down: long, so that a
-	// slow machine cannot outwait it between two calls; a test that wants
-	// it over advances the Clock.
-	SlowDownFirst = time.Minute
+	AccessTTL  = 15 * time.Minute
+	ResetTTL   = time.Hour
 )
 
-// secret signs the access tokens.
-const secret = "accountstest-secret-0123456789abcdefghijkl"
+// The login slow-down: after SlowDownAfter failed logins of one address
+// and client, its next attempt must wait SlowDownFirst, long enough that a
+// slow machine cannot outwait it between two calls (a test that wants it
+// over advances the Clock).
+const (
+	SlowDownAfter = 3
+	SlowDownFirst = time.Minute
+)
 
 // Env is one test's account engines and what they run on.
 type Env struct {
@@ -85,7 +78,7 @@ func New(t testing.TB) *Env {
 	db := pgtest.New(t)
 	_, prefix, pool := redistest.New(t)
 	clock := &Clock{}
-	tokens, err := auth.NewTokens([]byte(secret), "accountstest", AccessTTL, clock.Now)
+	tokens, err := auth.NewTokens([]byte("accountstest-secret-0123456789abcdefghijkl"), "accountstest", AccessTTL, clock.Now)
 	if err != nil {
 		t.Fatalf("accountstest: %v", err)
 	}
@@ -137,9 +130,10 @@ func (e *Env) mailSettings(t testing.TB) *accounts.MailSettings {
 	return &accounts.MailSettings{
 		Mailer: &mail.Mailer{Templates: templates, Sender: mail.LogSender{Log: e.Log}, Pool: e.Redis,
 			Prefix: e.Namespace, Enqueuer: enqueuer, Now: e.Clock.Now, Log: e.Log},
-		Enqueuer: enqueuer,
-		ResetURL: ResetURL, VerifyURL: VerifyURL,
-		ResetTTL: ResetTTL, VerifyTTL: VerifyTTL,
+		Enqueuer:  enqueuer,
+		ResetURL:  "https://app.example/reset?token={token}",
+		VerifyURL: "https://app.example/verify?token={token}",
+		ResetTTL:  ResetTTL, VerifyTTL: 24 * time.Hour,
 	}
 }
 

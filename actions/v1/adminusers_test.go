@@ -13,11 +13,11 @@ import (
 	"github.com/actionkit/actionkit/framework"
 )
 
-// adminAPI registers the admins' actions on users over env's engine and
-// returns the API as a logged-in admin.
-func adminAPI(t *testing.T, env *accountstest.Env) (api, admin *actiontest.API) {
+// adminAPI starts t as newEnv does, registers the admins' actions on
+// users, and returns the API also as a logged-in admin.
+func adminAPI(t *testing.T) (env *accountstest.Env, api, admin *actiontest.API) {
 	t.Helper()
-	api = newAPI(t)
+	env, api = newEnv(t)
 	users := env.Users.Service
 	framework.Register(api.Framework, &v1.AdminListUsers{Users: users})
 	framework.Register(api.Framework, &v1.AdminReadUser{Users: users})
@@ -28,7 +28,7 @@ func adminAPI(t *testing.T, env *accountstest.Env) (api, admin *actiontest.API) 
 		framework.Register(api.Framework, &v1.AdminChangeUser{Users: users, Change: change})
 	}
 	_, iss := env.Admins.LoggedIn(t, action.Web)
-	return api, api.As(env.Admins.Caller(iss))
+	return env, api, api.As(env.Admins.Caller(iss))
 }
 
 // TestAdminUsers runs the admins' actions on users on the real engine:
@@ -37,9 +37,7 @@ func adminAPI(t *testing.T, env *accountstest.Env) (api, admin *actiontest.API) 
 // events, an unknown user is USER_NOT_FOUND, an id that is no id is named,
 // and a user's token is refused.
 func TestAdminUsers(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api, admin := adminAPI(t, env)
+	env, api, admin := adminAPI(t)
 	acc, iss := env.Users.LoggedIn(t, action.Web)
 	id := actiontest.Args{"id": acc.ID.String()}
 
@@ -85,9 +83,7 @@ func TestAdminUsers(t *testing.T) {
 // TestAdminRevokeUserSessions: the admin's logout-all of a user ends its
 // sessions and raises its token version.
 func TestAdminRevokeUserSessions(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	_, admin := adminAPI(t, env)
+	env, _, admin := adminAPI(t)
 	acc, _ := env.Users.LoggedIn(t, action.Web)
 	admin.Call(http.MethodPost, "/v1/admins/users/revokesessions", actiontest.Args{"id": acc.ID.String()}).WantOK(t)
 	if n, v := len(env.Users.Live(t, acc.ID)), env.Users.Reload(t, acc.ID).TokenVersion; n != 0 || v != 1 {
@@ -99,9 +95,7 @@ func TestAdminRevokeUserSessions(t *testing.T) {
 // and status, with nextCursor null on the last; a status, limit or cursor
 // outside the schema is named.
 func TestAdminListUsers(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	_, admin := adminAPI(t, env)
+	env, _, admin := adminAPI(t)
 	var ids []string
 	for range 3 {
 		ids = append(ids, env.Users.NewAccount(t).ID.String())

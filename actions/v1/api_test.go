@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/accounts/accountstest"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/actiontest"
@@ -64,4 +65,13 @@ func obj(res *actiontest.Response, key string) map[string]any {
 func cleared(res *actiontest.Response, name string) bool {
 	c := res.Cookie(name)
 	return c != nil && c.Value == "" && c.Expires.Before(time.Now())
+}
+
+// newEnv runs t in parallel with the package's other tests, on engines,
+// a database and a Redis namespace of its own, and returns an API to
+// register the actions under test on.
+func newEnv(t *testing.T) (*accountstest.Env, *actiontest.API) {
+	t.Helper()
+	t.Parallel()
+	return accountstest.New(t), newAPI(t)
 }

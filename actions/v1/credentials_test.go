@@ -1,7 +1,6 @@
 package v1_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -23,9 +22,7 @@ const newPassword = "Another-horse-battery-7"
 // outside the schema are named, and a call from an ended session, an
 // anonymous or a cross-site one is refused.
 func TestChangePassword(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	specs := map[*accountstest.Service]action.Spec{}
 	for _, svc := range []*accountstest.Service{env.Users, env.Admins} {
 		a := &v1.ChangePassword{Accounts: svc.Service, Cookies: testCookies()}
@@ -67,7 +64,7 @@ func TestChangePassword(t *testing.T) {
 		actiontest.Args{"currentPassword": accountstest.Password, "newPassword": newPassword}), a, http.StatusUnauthorized, "UNAUTHORIZED")
 	wantError(t, user.With("Sec-Fetch-Site", "cross-site").Call(http.MethodPost, "/v1/users/changepassword",
 		actiontest.Args{"currentPassword": accountstest.Password, "newPassword": newPassword}), a, http.StatusForbidden, "FORBIDDEN")
-	if err := env.Users.Logout(context.Background(), acc.ID, iss.Session.ID, "", accountstest.Origin(action.Web)); err != nil {
+	if err := env.Users.Logout(t.Context(), acc.ID, iss.Session.ID, "", accountstest.Origin(action.Web)); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, user.Call(http.MethodPost, "/v1/users/changepassword",
@@ -80,9 +77,7 @@ func TestChangePassword(t *testing.T) {
 // refresh cookie: it does not log in); a bad token is its own code; bad
 // arguments are named; without mail the request is 503.
 func TestPasswordReset(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	request := &v1.RequestPasswordReset{Accounts: env.Users.Service}
 	reset := &v1.ResetPassword{Accounts: env.Users.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, request)
@@ -99,7 +94,7 @@ func TestPasswordReset(t *testing.T) {
 	}
 	wantInvalid(t, api.Call(http.MethodPost, "/v1/users/requestpasswordreset", actiontest.Args{"email": "ada"}), "email")
 
-	if err := env.Users.RunPasswordResetRequest(context.Background(), acc.Email, accountstest.Origin(action.Web)); err != nil {
+	if err := env.Users.RunPasswordResetRequest(t.Context(), acc.Email, accountstest.Origin(action.Web)); err != nil {
 		t.Fatal(err)
 	}
 	token := accountstest.TokenOf(t, env.Mails(t, acc.Email)[0])
@@ -125,9 +120,7 @@ func TestPasswordReset(t *testing.T) {
 // answers the user verified; a used token is its own code; an anonymous
 // request is refused, and without mail it is 503.
 func TestEmailVerification(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	request := &v1.RequestEmailVerification{Accounts: env.Users.Service}
 	verify := &v1.VerifyEmail{Accounts: env.Users.Service}
 	framework.Register(api.Framework, request)

@@ -1,7 +1,6 @@
 package v1_test
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,9 +20,7 @@ import (
 // configured), and gives an app its refresh token and device value; a
 // device cookie the account trusts is kept.
 func TestLogin(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	cookies := v1.Cookies{Secure: true, MaxAge: time.Hour}
 	for _, svc := range []*accountstest.Service{env.Users, env.Admins} {
 		framework.Register(api.Framework, &v1.Login{Accounts: svc.Service, Cookies: cookies})
@@ -63,21 +60,18 @@ func TestLogin(t *testing.T) {
 // named; a caller already logged in as the kind, or a cross-site request,
 // is refused.
 func TestLoginRefusals(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	users := env.NewService(t, accounts.Users)
 	users.Mail.RequireVerified = true
 	login := &v1.Login{Accounts: users.Service, Cookies: testCookies()}
 	admin := &v1.Login{Accounts: env.Admins.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, login)
 	framework.Register(api.Framework, admin)
-	ctx := context.Background()
 	inactive, deleted, unverified := users.NewAccount(t), users.NewAccount(t), users.NewAccount(t)
-	if _, err := users.SetActive(ctx, inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Delete(ctx, deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	call := func(path, email, password string) *actiontest.Response {
@@ -110,7 +104,7 @@ func TestLoginRefusals(t *testing.T) {
 	wantInvalid(t, api.Call(http.MethodPost, "/v1/users/login", actiontest.Args{"email": "ada"}), "email", "password")
 	wantInvalid(t, call("/v1/users/login", unverified.Email, strings.Repeat("a", 1025)), "password")
 	_, iss := env.Users.LoggedIn(t, action.Web)
-	if _, err := env.Users.Accounts.VerifyEmail(ctx, env.DB, iss.Account.ID, env.Clock.Now()); err != nil {
+	if _, err := env.Users.Accounts.VerifyEmail(t.Context(), env.DB, iss.Account.ID, env.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, api.As(env.Users.Caller(iss)).Call(http.MethodPost, "/v1/users/login",

@@ -16,10 +16,8 @@ import (
 // app's argument) and clears the cookie; a token of nobody's is ignored.
 // Anonymous and cross-site calls are refused.
 func TestLogout(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env, api := newEnv(t)
 	users := env.Users
-	api := newAPI(t)
 	a := &v1.Logout{Accounts: users.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, a)
 
@@ -58,9 +56,7 @@ func TestLogout(t *testing.T) {
 // every session of the caller ends, its token version goes up, and the
 // kind's cookie is cleared; another kind's caller is refused.
 func TestLogoutAll(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	for _, svc := range []*accountstest.Service{env.Users, env.Admins} {
 		framework.Register(api.Framework, &v1.LogoutAll{Accounts: svc.Service, Cookies: testCookies()})
 	}
@@ -84,9 +80,7 @@ func TestLogoutAll(t *testing.T) {
 // account under "admin", read from the engine when the authenticator
 // loaded none; another admin's id is the admins' not-found code.
 func TestReadAdmin(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	a := &v1.Read{Accounts: env.Admins.Service}
 	framework.Register(api.Framework, a)
 	acc, iss := env.Admins.LoggedIn(t, action.Web)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/actionkit/actionkit/accounts/accountstest"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/actiontest"
@@ -24,11 +23,9 @@ import (
 // POST_NOT_FOUND; a post id must be a version 7 UUID, a title is required
 // and bounded; an admin's token is refused.
 func TestPosts(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env, api := newEnv(t)
 	svc := &posts.Service{DB: env.DB, Store: models.PostStore{}.Prepared(env.DB), Emitter: events.Noop{},
 		Enqueuer: queues.NewEnqueuer(env.Redis, env.Namespace), Now: env.Clock.Now, Log: env.Log}
-	api := newAPI(t)
 	publish := &v1.Publish{Posts: svc}
 	framework.Register(api.Framework, &v1.CreatePost{Posts: svc})
 	framework.Register(api.Framework, publish)

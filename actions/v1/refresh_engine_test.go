@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actionkit/actionkit/accounts/accountstest"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/actiontest"
 	"github.com/actionkit/actionkit/framework"
@@ -18,8 +17,7 @@ import (
 // 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN; the engine reports the
 // row's outcome once, and a theft ends every session of the owner.
 func TestRefreshOnTheEngine(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env, _ := newEnv(t) // each row's engine has an API of its own
 	for _, fx := range env.RefreshFixtures(t) {
 		t.Run(fx.Row.From+"/"+fx.Row.Outcome, func(t *testing.T) {
 			api := actiontest.New(t, framework.Config{})

@@ -17,9 +17,7 @@ import (
 // body. The address is trimmed and lowercased, the locale spelled as
 // configured.
 func TestRegister(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	a := &v1.Register{Accounts: env.Users.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, a)
 	email := accountstest.NewEmail()
@@ -50,9 +48,7 @@ func TestRegister(t *testing.T) {
 // before the engine runs, an unknown time zone is its own code, and a
 // logged-in user or a cross-site request is refused.
 func TestRegisterArguments(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	api := newAPI(t)
+	env, api := newEnv(t)
 	a := &v1.Register{Accounts: env.Users.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, a)
 	ok := func() actiontest.Args {

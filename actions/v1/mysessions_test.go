@@ -20,10 +20,8 @@ import (
 // an unknown or an ended session is USER_SESSION_NOT_FOUND, a session id
 // that is no id is named.
 func TestSessions(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env, api := newEnv(t)
 	users := env.Users
-	api := newAPI(t)
 	revoke := &v1.RevokeSession{Accounts: users.Service, Cookies: testCookies()}
 	framework.Register(api.Framework, &v1.Sessions{Accounts: users.Service})
 	framework.Register(api.Framework, revoke)
@@ -73,10 +71,8 @@ func TestSessions(t *testing.T) {
 // next and is null on the last; a limit outside 1-100 and a cursor no
 // listing gave out are named.
 func TestSecurityEvents(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
+	env, api := newEnv(t)
 	users := env.Users
-	api := newAPI(t)
 	framework.Register(api.Framework, &v1.SecurityEvents{Accounts: users.Service})
 	acc, iss := users.LoggedIn(t, action.Web)
 	users.NewSession(t, acc, action.App)

@@ -1,10 +1,10 @@
 package accounts_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -33,16 +33,15 @@ func liveIDs(t *testing.T, svc *accountstest.Service, owner uuid.UUID) []uuid.UU
 // and the sessions it ended are reported; one that ended nothing records
 // and reports nothing.
 func TestLogout(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx, o := env.Users, context.Background(), accountstest.Origin(action.Web)
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.Web)
 	acc, caller := users.LoggedIn(t, action.Web)
 	other := users.NewSession(t, acc, action.App)
 	kept := users.NewSession(t, acc, action.App)
 	_, foreign := users.LoggedIn(t, action.Web)
 	users.Forget()
 
-	if err := users.Logout(ctx, acc.ID, caller.Session.ID, other.RefreshToken, o); err != nil {
+	if err := users.Logout(t.Context(), acc.ID, caller.Session.ID, other.RefreshToken, o); err != nil {
 		t.Fatal(err)
 	}
 	if got := liveIDs(t, users, acc.ID); len(got) != 1 || got[0] != kept.Session.ID {
@@ -59,7 +58,7 @@ func TestLogout(t *testing.T) {
 	users.Forget()
 	events := len(users.EventsOf(t, acc.ID))
 	for _, raw := range []string{"", "not a token", foreign.RefreshToken} {
-		if err := users.Logout(ctx, acc.ID, caller.Session.ID, raw, o); err != nil {
+		if err := users.Logout(t.Context(), acc.ID, caller.Session.ID, raw, o); err != nil {
 			t.Fatalf("a logout again with %q: %v", raw, err)
 		}
 	}
@@ -86,13 +85,12 @@ func TestLogout(t *testing.T) {
 // session with the data given, and reported as every session ended. An
 // unknown owner is ErrNotFound.
 func TestLogoutAll(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx := env.Users, context.Background()
+	env := newEnv(t)
+	users := env.Users
 	acc, caller := users.LoggedIn(t, action.Web)
 	users.NewSession(t, acc, action.App)
 	users.Forget()
-	if err := users.LogoutAll(ctx, acc.ID, caller.Session.ID, accountstest.Origin(action.Web), map[string]any{"why": "test"}); err != nil {
+	if err := users.LogoutAll(t.Context(), acc.ID, caller.Session.ID, accountstest.Origin(action.Web), map[string]any{"why": "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := liveIDs(t, users, acc.ID); len(got) != 0 {
@@ -108,10 +106,10 @@ func TestLogoutAll(t *testing.T) {
 	if got := users.EndedCalls(); len(got) != 1 || got[0].ID != acc.ID || got[0].Sessions != nil {
 		t.Errorf("ended %+v, want every session of the owner", got)
 	}
-	if _, err := users.Load(ctx, acc.ID, caller.Session.ID); !errors.Is(err, auth.ErrSessionEnded) {
+	if _, err := users.Load(t.Context(), acc.ID, caller.Session.ID); !errors.Is(err, auth.ErrSessionEnded) {
 		t.Errorf("loading the caller after logoutall: %v, want ErrSessionEnded", err)
 	}
-	if err := users.LogoutAll(ctx, uuid.New(), uuid.Nil, accountstest.Origin(action.Web), nil); !errors.Is(err, accounts.ErrNotFound) {
+	if err := users.LogoutAll(t.Context(), uuid.New(), uuid.Nil, accountstest.Origin(action.Web), nil); !errors.Is(err, accounts.ErrNotFound) {
 		t.Errorf("an unknown owner: %v, want ErrNotFound", err)
 	}
 }
@@ -121,15 +119,14 @@ func TestLogoutAll(t *testing.T) {
 // caller's own is a logout; either is reported. A session that is not a
 // live one of the owner is ErrSessionNotFound and changes nothing.
 func TestRevokeSession(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx, o := env.Users, context.Background(), accountstest.Origin(action.Web)
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.Web)
 	acc, caller := users.LoggedIn(t, action.Web)
 	other := users.NewSession(t, acc, action.App)
 	_, foreign := users.LoggedIn(t, action.Web)
 	users.Forget()
 
-	if err := users.RevokeSession(ctx, acc.ID, other.Session.ID, caller.Session.ID, o); err != nil {
+	if err := users.RevokeSession(t.Context(), acc.ID, other.Session.ID, caller.Session.ID, o); err != nil {
 		t.Fatal(err)
 	}
 	ev := users.EventsOf(t, acc.ID)[0]
@@ -138,14 +135,14 @@ func TestRevokeSession(t *testing.T) {
 		t.Errorf("event %s of %v with %s, want session_revoked of the other session by the caller", ev.Type, ev.SessionID, ev.Data)
 	}
 	for _, id := range []uuid.UUID{other.Session.ID, foreign.Session.ID, uuid.New()} {
-		if err := users.RevokeSession(ctx, acc.ID, id, caller.Session.ID, o); !errors.Is(err, accounts.ErrSessionNotFound) {
+		if err := users.RevokeSession(t.Context(), acc.ID, id, caller.Session.ID, o); !errors.Is(err, accounts.ErrSessionNotFound) {
 			t.Errorf("revoking %v: %v, want ErrSessionNotFound", id, err)
 		}
 	}
 	if got := liveIDs(t, users, foreign.Account.ID); len(got) != 1 {
 		t.Errorf("another owner's session ended: %v", got)
 	}
-	if err := users.RevokeSession(ctx, acc.ID, caller.Session.ID, caller.Session.ID, o); err != nil {
+	if err := users.RevokeSession(t.Context(), acc.ID, caller.Session.ID, caller.Session.ID, o); err != nil {
 		t.Fatal(err)
 	}
 	if ev := users.EventsOf(t, acc.ID)[0]; ev.Type != models.EventLogout || *ev.SessionID != caller.Session.ID {
@@ -165,24 +162,90 @@ func TestRevokeSession(t *testing.T) {
 // live session, and refuses an ended session or an owner deactivated or
 // deleted since.
 func TestLoad(t *testing.T) {
-	t.Parallel()
-	env := accountstest.New(t)
-	users, ctx := env.Users, context.Background()
+	env := newEnv(t)
+	users := env.Users
 	acc, iss := users.LoggedIn(t, action.Web)
-	p, err := users.Load(ctx, acc.ID, iss.Session.ID)
+	p, err := users.Load(t.Context(), acc.ID, iss.Session.ID)
 	if got, ok := p.Record.(*models.Account); err != nil || !ok || got.ID != acc.ID || !p.SessionExpiresAt.Equal(iss.Session.ExpiresAt) {
 		t.Fatalf("Load = %+v, %v", p, err)
 	}
-	if _, err := users.Load(ctx, acc.ID, uuid.New()); !errors.Is(err, auth.ErrSessionEnded) {
+	if _, err := users.Load(t.Context(), acc.ID, uuid.New()); !errors.Is(err, auth.ErrSessionEnded) {
 		t.Errorf("an unknown session: %v, want ErrSessionEnded", err)
 	}
-	if _, err := users.SetActive(ctx, acc.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.SetActive(t.Context(), acc.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Load(ctx, acc.ID, iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
+	if _, err := users.Load(t.Context(), acc.ID, iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
 		t.Errorf("a deactivated owner: %v, want ErrUnknownOwner", err)
 	}
-	if _, err := users.Load(ctx, uuid.New(), iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
+	if _, err := users.Load(t.Context(), uuid.New(), iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
 		t.Errorf("an unknown owner: %v, want ErrUnknownOwner", err)
+	}
+}
+
+// TestSecurityEvents: an owner's events come newest first in pages that
+// follow one another by their cursors, the last with an empty cursor, and
+// never include another owner's; a cursor no listing gave out is
+// ErrInvalidCursor.
+func TestSecurityEvents(t *testing.T) {
+	env := newEnv(t)
+	users := env.Users
+	acc, _ := users.LoggedIn(t, action.Web)
+	for range 4 {
+		users.NewSession(t, acc, action.App)
+	}
+	users.LoggedIn(t, action.Web) // another owner's events
+	var want []uuid.UUID
+	for _, ev := range users.EventsOf(t, acc.ID) {
+		want = append(want, ev.ID)
+	}
+	got, pages := walk(t, func(cursor string) ([]models.SecurityEvent, string, error) {
+		return users.SecurityEvents(t.Context(), acc.ID, cursor, 2)
+	}, func(ev models.SecurityEvent) uuid.UUID { return ev.ID })
+	if len(want) != 5 || !slices.Equal(got, want) || pages != 3 {
+		t.Errorf("%d pages of %v, want 3 of the 5 logins %v", pages, got, want)
+	}
+	if _, _, err := users.SecurityEvents(t.Context(), acc.ID, "AAAA", 2); !errors.Is(err, accounts.ErrInvalidCursor) {
+		t.Errorf("a bad cursor: %v, want ErrInvalidCursor", err)
+	}
+}
+
+// TestPurge: the events older than their retention and the sessions that
+// expired more than a refresh lifetime ago are deleted, the others kept.
+func TestPurge(t *testing.T) {
+	env := newEnv(t)
+	users := env.Users
+	old, _ := users.LoggedIn(t, action.Web)
+	env.Clock.Advance(2 * accountstest.RefreshTTL)
+	recent, _ := users.LoggedIn(t, action.Web)
+	n, err := users.PurgeEvents(t.Context(), accountstest.RefreshTTL)
+	if err != nil || n != 1 || len(users.EventsOf(t, old.ID)) != 0 || len(users.EventsOf(t, recent.ID)) != 1 {
+		t.Errorf("PurgeEvents = %d, %v; want the old login's event alone deleted", n, err)
+	}
+	env.Clock.Advance(time.Second)
+	n, err = users.PurgeExpired(t.Context())
+	if err != nil || n != 1 || len(users.SessionsOf(t, old.ID)) != 0 || len(users.SessionsOf(t, recent.ID)) != 1 {
+		t.Errorf("PurgeExpired = %d, %v; want the old session alone deleted", n, err)
+	}
+}
+
+// TestStillLive: of the sessions asked about, those live now of an active
+// owner are answered with the owner's token version; ended ones, those of
+// a deactivated owner and unknown ones are not.
+func TestStillLive(t *testing.T) {
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.Web)
+	acc, live := users.LoggedIn(t, action.Web)
+	ended := users.NewSession(t, acc, action.App)
+	if err := users.Logout(t.Context(), acc.ID, ended.Session.ID, "", o); err != nil {
+		t.Fatal(err)
+	}
+	gone, its := users.LoggedIn(t, action.Web)
+	if _, err := users.SetActive(t.Context(), gone.ID, false, accounts.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := users.StillLive(t.Context(), []uuid.UUID{live.Session.ID, ended.Session.ID, its.Session.ID, uuid.New()})
+	if err != nil || len(got) != 1 || got[0].ChainID != live.Session.ID || got[0].OwnerID != acc.ID || got[0].TokenVersion != 0 {
+		t.Errorf("StillLive = %+v, %v; want the live session alone", got, err)
 	}
 }
