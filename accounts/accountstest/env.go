@@ -98,7 +98,7 @@ func New(t testing.TB) *Env {
 // budget is unbounded; a test that needs one sets RefreshBudget.
 func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	t.Helper()
-	s := &Service{Service: accounts.NewService(kind, e.DB, e.Tokens, e.Hasher, RefreshTTL, e.Log), env: e}
+	s := &Service{Service: accounts.NewService(kind, e.DB, e.Tokens, e.Hasher, RefreshTTL, e.Log)}
 	s.Now = e.Clock.Now
 	s.Ended = func(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID) {
 		s.ended.add(Ended{Owner: owner, ID: id, Sessions: sessions})

@@ -21,7 +21,6 @@ const Password = "Correct-horse-battery-9"
 // Service is an account engine of an Env, with what its hooks reported.
 type Service struct {
 	*accounts.Service
-	env      *Env
 	ended    record[Ended]
 	outcomes record[string]
 }
