@@ -213,7 +213,8 @@ func refusalReason(err error) string {
 // revokes its successor) or finds the session revoked, so a successful
 // logout never leaves the session alive.
 func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw string, o Origin) error {
-	var ended []uuid.UUID
+	// Never nil: to Ended, nil means every session of the owner.
+	ended := make([]uuid.UUID, 0, 2)
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		ended = ended[:0]
 		now := s.Now()

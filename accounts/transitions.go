@@ -168,6 +168,13 @@ type RefreshTransition struct {
 	Limited bool
 	// EndsSessions: the owner's sessions end (a theft); Ended is called.
 	EndsSessions bool
+	// Owner is what the row needs of the session's owner: "any",
+	// "usable" (active and not deleted) or "unusable" (deactivated or
+	// soft-deleted).
+	Owner string
+	// Marked: the row is for a chain on which a theft was detected
+	// already.
+	Marked bool
 }
 
 // RefreshTransitions lists every row of the state machine, in order.
@@ -175,7 +182,8 @@ func RefreshTransitions() []RefreshTransition {
 	out := make([]RefreshTransition, len(refreshTransitions))
 	for i, t := range refreshTransitions {
 		out[i] = RefreshTransition{From: string(t.from), Outcome: t.outcome,
-			Rotates: t.effect == effectRotate, Limited: t.budget == budgetSpent, EndsSessions: t.effect == effectTheft}
+			Rotates: t.effect == effectRotate, Limited: t.budget == budgetSpent, EndsSessions: t.effect == effectTheft,
+			Owner: [...]string{"any", "usable", "unusable"}[t.owner], Marked: t.chain == chainMarked}
 	}
 	return out
 }

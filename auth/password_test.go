@@ -3,10 +3,13 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // cheap keeps the number of expensive hashes in tests down: where a test is
@@ -202,13 +205,10 @@ func blockingHasher(slots, queue int) (h *Hasher, started chan struct{}, release
 // waitStats polls h until cond holds of its stats, or fails after 10 s.
 func waitStats(t *testing.T, h *Hasher, what string, cond func(HasherStats) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond(h.Stats()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s (stats %+v)", what, h.Stats())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.UntilWhy(t, 10*time.Second, what, func() (bool, string) {
+		s := h.Stats()
+		return cond(s), fmt.Sprintf("stats %+v", s)
+	})
 }
 
 // TestQueueAdmission fills the slots and the queue with calls whose

@@ -233,19 +233,6 @@ func wait(t *testing.T) context.Context {
 	return ctx
 }
 
-// eventually polls cond until it holds, for server state that nothing
-// announces (such as a socket removed after its connection closed).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", waitLimit, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // ackOf waits for the acknowledgement of the next join or leave of room.
 func ackOf(t *testing.T, c *sockettest.Client, cmd, room string) (ok bool, code string) {
 	t.Helper()

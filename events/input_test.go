@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -30,9 +31,9 @@ func TestOversizedMessageClosesConnection(t *testing.T) {
 			if ok, _ := ackOf(t, again, "join", RoomFeed); !ok {
 				t.Error("join FEED after an oversized message: got FORBIDDEN")
 			}
-			eventually(t, "one socket left", func() bool { return s.Connected() == 1 })
+			poll.Until(t, waitLimit, "one socket left", func() bool { return s.Connected() == 1 })
 			again.Close()
-			eventually(t, "no socket left", func() bool { return s.Connected() == 0 })
+			poll.Until(t, waitLimit, "no socket left", func() bool { return s.Connected() == 0 })
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
@@ -61,7 +62,7 @@ func TestSweepKeepsSocketsWhenCheckFails(t *testing.T) {
 	f.mu.Unlock()
 	f.endSession(f.sessionOf(tok))
 	start := f.sweepCount()
-	eventually(t, "three failed sweeps", func() bool { return f.sweepCount() >= start+3 })
+	poll.Until(t, waitLimit, "three failed sweeps", func() bool { return f.sweepCount() >= start+3 })
 	c.StaysConnected(t, 3*sweepEvery)
 	f.mu.Lock()
 	f.failing = false

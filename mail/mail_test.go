@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/redistest"
 	"github.com/actionkit/actionkit/internal/smtptest"
 	"github.com/actionkit/actionkit/queues"
@@ -181,7 +182,7 @@ func TestExpiredMessageIsNotSent(t *testing.T) {
 
 func (r *rig) waitKeyGone(t *testing.T, id string) {
 	t.Helper()
-	waitUntil(t, func() bool {
+	poll.Until(t, 20*time.Second, "the content of message "+id+" to be deleted", func() bool {
 		conn := r.pool.Get()
 		defer conn.Close()
 		n, err := redis.Int(conn.Do("EXISTS", r.mailer.key(id)))
@@ -193,7 +194,7 @@ func (r *rig) waitKeyGone(t *testing.T, id string) {
 func (r *rig) waitQueueEmpty(t *testing.T) {
 	t.Helper()
 	ns := queues.Namespace(r.mailer.Prefix, queues.MailQueue)
-	waitUntil(t, func() bool {
+	poll.Until(t, 20*time.Second, "the mail queue to be empty", func() bool {
 		conn := r.pool.Get()
 		defer conn.Close()
 		q, _ := redis.Int(conn.Do("LLEN", ns+":jobs:"+queues.V1SendMailTask))
@@ -206,15 +207,4 @@ func (r *rig) waitQueueEmpty(t *testing.T) {
 		}
 		return q == 0 && retry == 0 && busy == 0
 	})
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -253,7 +253,7 @@ func TestLockOwnerAndReadHoldsLock(t *testing.T) {
 		a, err := store.LockForUpdate(ctx, tx2, a.ID)
 		got <- result{a, err}
 	}()
-	waitForLockWait(t, db)
+	waitForLockWaiter(t, db)
 	select {
 	case r := <-got:
 		t.Fatalf("LockForUpdate returned while tx1 held the lock: %+v, %v", r.a, r.err)
@@ -268,27 +268,6 @@ func TestLockOwnerAndReadHoldsLock(t *testing.T) {
 	r := <-got
 	if r.err != nil || r.a.TokenVersion != 1 {
 		t.Errorf("LockForUpdate after the commit: got %+v, %v, want token_version 1", r.a, r.err)
-	}
-}
-
-// waitForLockWait waits until a session of db's database waits for a lock.
-func waitForLockWait(t *testing.T, db models.DB) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	ctx, cancel := context.WithTimeout(testCtx(t), 10*time.Second)
-	defer cancel()
-	for {
-		n := count(t, db, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`)
-		if n > 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("no session started waiting for a lock")
-		case <-tick.C:
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -118,4 +119,14 @@ func count(t testing.TB, db models.DB, query string, args ...any) int {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
+}
+
+// waitForLockWaiter waits until a session of db's database waits for a
+// lock.
+func waitForLockWaiter(t testing.TB, db models.DB) {
+	t.Helper()
+	poll.Until(t, 10*time.Second, "a session of the database to wait for a lock", func() bool {
+		return count(t, db, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`) > 0
+	})
 }

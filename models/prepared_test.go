@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -177,22 +176,6 @@ func TestLockOwnerAndRead(t *testing.T) {
 	if err != nil || fresh.State(now) != models.SessionRotated {
 		t.Errorf("a fresh read: state %v (%v), want rotated", fresh.State(now), err)
 	}
-}
-
-// waitForLockWaiter waits until a session of db waits for a row lock.
-func waitForLockWaiter(t *testing.T, db *sqlx.DB) {
-	t.Helper()
-	for i := 0; i < 500; i++ {
-		var n int
-		if err := db.Get(&n, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no transaction waited for the lock")
 }
 
 func TestRotateLive(t *testing.T) {

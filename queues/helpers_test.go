@@ -101,19 +101,6 @@ func attr(rec slog.Record, key string) (v slog.Value, ok bool) {
 	return v, ok
 }
 
-// eventually polls cond every 20 ms until it holds, for state that nothing
-// announces (such as a Redis key gocraft writes after the handler returned).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", waitLimit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // receive waits for a value on ch.
 func receive[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()

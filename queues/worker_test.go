@@ -12,6 +12,8 @@ import (
 	"github.com/gocraft/work"
 	"github.com/gomodule/redigo/redis"
 	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // startWorker builds and starts a Worker of the given jobs, stopped when the
@@ -94,7 +96,7 @@ func TestWorkerRetriesThenLogsDeadJob(t *testing.T) {
 	conn := pool.Get()
 	defer conn.Close()
 	// gocraft writes the dead set after the handler (and the log) returned.
-	eventually(t, "the job in the dead set", func() bool {
+	poll.Until(t, waitLimit, "the job in the dead set", func() bool {
 		n, _ := redis.Int(conn.Do("ZCARD", prefix+":PostQueue:dead"))
 		return n == 1
 	})

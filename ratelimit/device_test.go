@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // TestSlowDownDeviceValues: a success hands out a new device value unless
@@ -52,13 +54,10 @@ func TestSlowDownDeviceValues(t *testing.T) {
 	if _, err := doRedis(t, "PEXPIRE", trust, 1); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for n, _ := redis.Int(doRedis(t, "EXISTS", trust)); n != 0; n, _ = redis.Int(doRedis(t, "EXISTS", trust)) {
-		if time.Now().After(deadline) {
-			t.Fatal("the trust key did not expire")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "the trust key to expire", func() bool {
+		n, _ := redis.Int(doRedis(t, "EXISTS", trust))
+		return n == 0
+	})
 	if got := s.Succeeded(ctx, email, ip, d); got == d {
 		t.Errorf("an expired device is still trusted")
 	}

@@ -2,12 +2,15 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 func TestAllowUpToLimitThenRefuse(t *testing.T) {
@@ -88,22 +91,16 @@ func TestRedisNewWindowAllowsAgain(t *testing.T) {
 	if d := l.Allow(ctx, "k", 2, window); d.Allowed || d.Degraded {
 		t.Fatalf("third hit: got %+v, want refused by redis", d)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		d := l.Allow(ctx, "k", 2, window)
-		if d.Degraded {
-			t.Fatalf("got %+v, want a redis decision", d)
-		}
-		if d.Allowed {
-			if d.Remaining != 1 {
-				t.Errorf("first hit of new window: got remaining %d, want 1", d.Remaining)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("window of %v still closed after 5s: %+v", window, d)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var d Decision
+	poll.UntilWhy(t, 5*time.Second, "the window to reopen", func() (bool, string) {
+		d = l.Allow(ctx, "k", 2, window)
+		return d.Allowed || d.Degraded, fmt.Sprintf("still closed: %+v", d)
+	})
+	if d.Degraded {
+		t.Fatalf("got %+v, want a redis decision", d)
+	}
+	if d.Remaining != 1 {
+		t.Errorf("first hit of new window: got remaining %d, want 1", d.Remaining)
 	}
 	if got := time.Since(start); got < window {
 		t.Errorf("window reopened after %v, want at least %v", got, window)

@@ -2,10 +2,13 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 func TestCapKey(t *testing.T) {
@@ -115,13 +118,10 @@ func TestSweeperRunsInBackground(t *testing.T) {
 		l.Allow(context.Background(), "ip:"+strconv.Itoa(i), 1, time.Second)
 	}
 	clock.Advance(time.Second)
-	deadline := time.Now().Add(5 * time.Second)
-	for localSize(l) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 5s: got %d windows, want 0", localSize(l))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.UntilWhy(t, 5*time.Second, "the sweeper to remove every window", func() (bool, string) {
+		n := localSize(l)
+		return n == 0, fmt.Sprintf("%d windows left", n)
+	})
 	l.Close()
 	l.Close() // idempotent
 	if d := l.Allow(context.Background(), "k", 1, time.Second); !d.Allowed {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // newShared returns a Shared without a background loop (the test syncs),
@@ -159,13 +161,7 @@ func TestSharedIdleInstanceLearnsInBackground(t *testing.T) {
 func waitSyncs(t *testing.T, s *Shared, n int64) {
 	t.Helper()
 	want := s.syncs.Load() + n
-	deadline := time.Now().Add(10 * time.Second)
-	for s.syncs.Load() < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10s for %d syncs", n)
-		}
-		time.Sleep(time.Millisecond) // pacing the polls, not synchronising
-	}
+	poll.Until(t, 10*time.Second, fmt.Sprintf("%d syncs", n), func() bool { return s.syncs.Load() >= want })
 }
 
 // TestSharedRedisDown keeps counting in process while Redis fails, logs
@@ -240,13 +236,7 @@ func TestSharedBackgroundSync(t *testing.T) {
 	b := NewShared(SharedConfig{Pool: pool, Prefix: prefix, SyncInterval: 20 * time.Millisecond})
 	defer b.Close()
 	admitted(a, "k", 10, 10)
-	deadline := time.Now().Add(5 * time.Second)
-	for b.Allow("k", 10, time.Hour).Allowed {
-		if time.Now().After(deadline) {
-			t.Fatal("b never learned of a's hits")
-		}
-		time.Sleep(5 * time.Millisecond) // pacing the polls, not synchronising
-	}
+	poll.Until(t, 5*time.Second, "b to learn of a's hits", func() bool { return !b.Allow("k", 10, time.Hour).Allowed })
 }
 
 func TestClientKey(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/faulttest"
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // testFirstDelay is the first delay of the login slow-down in tests: long
@@ -102,7 +103,7 @@ func login(c *client, email, password, ip string) *apiResponse {
 func untilNotSlowed(t *testing.T, within time.Duration, attempt func() *apiResponse) *apiResponse {
 	t.Helper()
 	var r *apiResponse
-	waitFor(t, within, "the slow-down to pass", func() bool {
+	poll.Until(t, within, "the slow-down to pass", func() bool {
 		r = attempt()
 		return r.Status != 429
 	})
@@ -264,7 +265,7 @@ func TestRateLimitRedisStops(t *testing.T) {
 	creds := map[string]any{"email": u.email, "password": strongPassword}
 	c.call(http.MethodPost, "/v1/users/login", creds).want(t, 201, "")
 	c.call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": "Wrong-password-1"}).want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
-	waitFor(t, 10*time.Second, "the limiter to log the outage", func() bool {
+	poll.Until(t, 10*time.Second, "the limiter to log the outage", func() bool {
 		c.call(http.MethodGet, "/health", nil).want(t, 200, "")
 		return strings.Contains(s.logs.String(), "each instance counts alone")
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/queues"
@@ -64,7 +65,7 @@ func TestKilledWorkersJobsRunOnSurvivor(t *testing.T) {
 	doomed := startProcess(t, env, "worker") // WORKER_CONCURRENCY 4: it takes all four
 	doomedPool := waitForPool(t, conn, ns, doomed.cmd.Process.Pid)
 	inProgress := ns + ":jobs:" + queues.V1PublishTask + ":" + doomedPool + ":inprogress"
-	waitFor(t, 30*time.Second, "the worker to hold the 4 jobs, blocked in the database", func() bool {
+	poll.Until(t, 30*time.Second, "the worker to hold the 4 jobs, blocked in the database", func() bool {
 		n, _ := redis.Int(conn.Do("LLEN", inProgress))
 		return n == 4 && lockWaiters(t, db) == 4
 	})
@@ -78,7 +79,7 @@ func TestKilledWorkersJobsRunOnSurvivor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "gocraft's start-up reap of the survivor to be over", func() bool {
+	poll.Until(t, 30*time.Second, "gocraft's start-up reap of the survivor to be over", func() bool {
 		return time.Now().Unix() >= started+13
 	})
 	if n, _ := redis.Int(conn.Do("LLEN", ns+":jobs:"+queues.V1PublishTask)); n != 0 {
@@ -105,7 +106,7 @@ func TestKilledWorkersJobsRunOnSurvivor(t *testing.T) {
 	// Exactly once: when nothing is queued, retried or running any more, a
 	// fifth post published by the survivor is the last event; nothing else
 	// about the four may come before it.
-	waitFor(t, 20*time.Second, "every job of the queue to be finished", func() bool {
+	poll.Until(t, 20*time.Second, "every job of the queue to be finished", func() bool {
 		return queueIdle(t, conn, ns)
 	})
 	sentinel := createPost(t, u, "Sentinel")
@@ -150,7 +151,7 @@ func publishedEvent(postID string) func(sockettest.Message) bool {
 func waitForPool(t *testing.T, conn redis.Conn, ns string, pid int) string {
 	t.Helper()
 	var id string
-	waitFor(t, 30*time.Second, fmt.Sprintf("a worker pool of process %d", pid), func() bool {
+	poll.Until(t, 30*time.Second, fmt.Sprintf("a worker pool of process %d", pid), func() bool {
 		ids, _ := redis.Strings(conn.Do("SMEMBERS", ns+":worker_pools"))
 		for _, p := range ids {
 			if v, _ := redis.String(conn.Do("HGET", ns+":worker_pools:"+p, "pid")); v == strconv.Itoa(pid) {

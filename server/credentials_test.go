@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/smtptest"
 )
 
@@ -54,7 +55,7 @@ func mailsOf(smtp *smtptest.Server, addr, subject string) []smtptest.Message {
 
 func waitMails(t *testing.T, smtp *smtptest.Server, addr, subject string, n int) []smtptest.Message {
 	t.Helper()
-	waitFor(t, 20*time.Second, "mails "+subject, func() bool { return len(mailsOf(smtp, addr, subject)) >= n })
+	poll.Until(t, 20*time.Second, "mails "+subject, func() bool { return len(mailsOf(smtp, addr, subject)) >= n })
 	return mailsOf(smtp, addr, subject)
 }
 
@@ -153,7 +154,7 @@ func TestResetTokensVoidExpireAndAreBounded(t *testing.T) {
 	request()
 	third := tokenOf(t, waitMails(t, smtp, u.email, subject, 3)[2], resetLinkRe)
 	request()
-	waitFor(t, 20*time.Second, "the fourth request to be refused by the bound", func() bool {
+	poll.Until(t, 20*time.Second, "the fourth request to be refused by the bound", func() bool {
 		return strings.Contains(s.logs.String(), "mail bound reached")
 	})
 	var n int
@@ -371,7 +372,7 @@ func TestMailWithoutSMTP(t *testing.T) {
 		t.Parallel()
 		s := startServer(t, testEnv(t, "PUBLIC_URL=https://app.test"))
 		u := register(t, s.client(), "web")
-		waitFor(t, 20*time.Second, "the logged verification mail", func() bool {
+		poll.Until(t, 20*time.Second, "the logged verification mail", func() bool {
 			return verifyLinkRe.MatchString(s.logs.String()) && strings.Contains(s.logs.String(), u.email)
 		})
 	})

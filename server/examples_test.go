@@ -16,6 +16,7 @@ import (
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/examples/mobile/appclient"
 	"github.com/actionkit/actionkit/examples/sibling/notes"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 )
 
@@ -60,7 +61,7 @@ func TestSiblingServiceAcceptsUserTokens(t *testing.T) {
 	proxy.down()
 	ahead.Store(int64(jwks.DefaultMaxAge)) // the cached set is due: the next token makes the sibling refetch
 	c.call(http.MethodGet, "/v1/notes/list", nil, u.auth()...).want(t, 200, "")
-	waitFor(t, 10*time.Second, "the sibling logs the unreachable key set", func() bool {
+	poll.Until(t, 10*time.Second, "the sibling logs the unreachable key set", func() bool {
 		return strings.Contains(logs.String(), "verifying with the cached keys")
 	})
 	c.call(http.MethodGet, "/v1/notes/list", nil, u.auth()...).want(t, 200, "")

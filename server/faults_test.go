@@ -14,6 +14,7 @@ import (
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/internal/browsertest"
 	"github.com/actionkit/actionkit/internal/faulttest"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/actionkit/actionkit/posts"
 )
@@ -68,7 +69,7 @@ func wantReady(t testing.TB, c *client, status int, checks map[string]string) ti
 	t.Helper()
 	start := time.Now()
 	var last *apiResponse
-	waitFor(t, 10*time.Second, "/ready answers "+strconv.Itoa(status), func() bool {
+	poll.Until(t, 10*time.Second, "/ready answers "+strconv.Itoa(status), func() bool {
 		last = c.call(http.MethodGet, "/ready", nil)
 		return last.Status == status
 	})
@@ -144,7 +145,7 @@ func TestPostgresOutage(t *testing.T) {
 
 	pg.Start()
 	started := time.Now()
-	waitFor(t, 10*time.Second, "reads served again", func() bool {
+	poll.Until(t, 10*time.Second, "reads served again", func() bool {
 		r := u.read(t)
 		if r.Status != 200 && r.Status != 503 {
 			t.Fatalf("read while PostgreSQL restarts: %d %s", r.Status, r.Raw)
@@ -192,7 +193,7 @@ func TestRedisOutage(t *testing.T) {
 
 	rd.Start()
 	started := time.Now()
-	waitFor(t, 10*time.Second, "async publish accepted again", func() bool {
+	poll.Until(t, 10*time.Second, "async publish accepted again", func() bool {
 		r := async()
 		if r.Status != 202 && r.Status != 503 {
 			t.Fatalf("async publish while Redis restarts: %d %s", r.Status, r.Raw)

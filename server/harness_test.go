@@ -236,18 +236,6 @@ func (r *apiResponse) obj(key string) map[string]any {
 	return m
 }
 
-// waitFor polls cond every 20ms until it holds or timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // tcpProxy forwards a local port to target, and can be taken down and
 // brought back on the same port to simulate a dependency outage.
 type tcpProxy struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/jwks"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 	"github.com/actionkit/actionkit/models"
 )
@@ -195,7 +196,7 @@ func TestProcessesStartingAtOnceMakeOneKey(t *testing.T) {
 		procs = append(procs, startProcess(t, env, "clock"))
 	}
 	for _, p := range procs {
-		waitFor(t, 60*time.Second, "the keys loaded", func() bool { return strings.Contains(p.logs.String(), "signing keys loaded") })
+		poll.Until(t, 60*time.Second, "the keys loaded", func() bool { return strings.Contains(p.logs.String(), "signing keys loaded") })
 	}
 	db, err := models.Open(t.Context(), env["DATABASE_URL"], 1)
 	if err != nil {
@@ -227,7 +228,7 @@ func TestRotationAcrossProcesses(t *testing.T) {
 	onB.read(t).want(t, 200, "")
 
 	var rotated string
-	waitFor(t, 60*time.Second, "a token of a new key", func() bool {
+	poll.Until(t, 60*time.Second, "a token of a new key", func() bool {
 		r := a.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
 		rotated = r.str("token")
 		_, kid := tokenKid(rotated)
@@ -236,7 +237,7 @@ func TestRotationAcrossProcesses(t *testing.T) {
 	(&registered{c: b.client(), token: rotated}).read(t).want(t, 200, "")
 	onB.read(t).want(t, 200, "")
 	u.read(t).want(t, 200, "")
-	waitFor(t, 10*time.Second, "A and B publish the same keys", func() bool {
+	poll.Until(t, 10*time.Second, "A and B publish the same keys", func() bool {
 		ka, kb := publishedKeys(t, a.client()), publishedKeys(t, b.client())
 		return slices.Equal(slices.Sorted(maps.Keys(ka)), slices.Sorted(maps.Keys(kb)))
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
@@ -208,7 +209,7 @@ func TestAsyncPublish(t *testing.T) {
 	t.Run("moderation refuses", func(t *testing.T) {
 		id := createPost(t, u, "A forbidden word")
 		u.c.call(http.MethodPost, "/v1/posts/publish", map[string]any{"postId": id, "async": true}, u.auth()...).want(t, 202, "")
-		waitFor(t, 20*time.Second, "moderation verdict", func() bool { return strings.Contains(s.logs.String(), "refused by moderation") })
+		poll.Until(t, 20*time.Second, "moderation verdict", func() bool { return strings.Contains(s.logs.String(), "refused by moderation") })
 		var status string
 		if err := s.db().GetContext(t.Context(), &status, `SELECT status FROM posts WHERE id = $1`, id); err != nil || status != "draft" {
 			t.Errorf("status = %q (%v), want draft", status, err)

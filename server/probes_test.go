@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 func TestProbes(t *testing.T) {
@@ -53,7 +55,7 @@ func TestReadyFollowsDependencies(t *testing.T) {
 			dep.proxy.down()
 			start := time.Now()
 			var last *apiResponse
-			waitFor(t, 2*time.Second, dep.name+" down reported", func() bool {
+			poll.Until(t, 2*time.Second, dep.name+" down reported", func() bool {
 				last = c.call(http.MethodGet, "/ready", nil)
 				return last.Status == 503
 			})
@@ -73,7 +75,7 @@ func TestReadyFollowsDependencies(t *testing.T) {
 				t.Errorf("/health = %d while %s is down; liveness checks no dependency", h.Status, dep.name)
 			}
 			dep.proxy.up()
-			waitFor(t, 5*time.Second, dep.name+" recovery reported", func() bool {
+			poll.Until(t, 5*time.Second, dep.name+" recovery reported", func() bool {
 				return c.call(http.MethodGet, "/ready", nil).Status == 200
 			})
 		})
@@ -103,7 +105,7 @@ func TestShutdownDrains(t *testing.T) {
 	}()
 	s.waitInFlight(t, 1)
 	s.cancel()
-	waitFor(t, 2*time.Second, "draining probes", func() bool {
+	poll.Until(t, 2*time.Second, "draining probes", func() bool {
 		return c.call(http.MethodGet, "/health", nil).Status == 503
 	})
 	r := c.call(http.MethodGet, "/ready", nil).want(t, 503, "SERVICE_UNAVAILABLE")
@@ -156,7 +158,7 @@ func (s *testServer) waitInFlight(t testing.TB, n int) {
 	t.Helper()
 	want := fmt.Sprintf("actionkit_http_requests_in_flight %d\n", n)
 	c := s.client()
-	waitFor(t, 10*time.Second, "request in flight", func() bool {
+	poll.Until(t, 10*time.Second, "request in flight", func() bool {
 		return strings.Contains(c.call(http.MethodGet, "/metrics", nil).Raw, want)
 	})
 }

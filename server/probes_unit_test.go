@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // /ready runs one round of checks at a time and answers from a round at
@@ -44,10 +46,7 @@ func TestReadyChecksSingleFlight(t *testing.T) {
 	}
 	// Every probe but the first waits on the round's channel; wait until
 	// the first has started the round, then let it finish.
-	deadline := time.Now().Add(10 * time.Second)
-	for rounds.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, 10*time.Second, "the first probe to start a round", func() bool { return rounds.Load() > 0 })
 	close(release)
 	for range n {
 		if c := <-codes; c != 200 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/poll"
 )
 
 // eventPages reads every page of events at path (the user's own, or an
@@ -68,7 +70,7 @@ func TestSecurityEvents(t *testing.T) {
 	phone := loginAgain(t, s, u, "app")
 	phone.c.call(http.MethodPost, "/v1/users/logout", nil, phone.auth()...).want(t, 200, "")
 	s.client().call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": u.email}).want(t, 200, "")
-	waitFor(t, 20*time.Second, "the reset request's event", func() bool { return eventsOf(t, db, u.id, "password_reset_requested") == 1 })
+	poll.Until(t, 20*time.Second, "the reset request's event", func() bool { return eventsOf(t, db, u.id, "password_reset_requested") == 1 })
 
 	for _, limit := range []int{1, 2, 50} {
 		events, pages := eventPages(t, u.c, "/v1/users/securityevents", nil, limit, u.auth())

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
@@ -85,10 +86,10 @@ func drainUnderLoad(t *testing.T, round, workers int) (total, refused, queued, b
 			}
 		}()
 	}
-	waitFor(t, 10*time.Second, "load warmed up", func() bool { return ok.Load() >= 200 })
+	poll.Until(t, 10*time.Second, "load warmed up", func() bool { return ok.Load() >= 200 })
 	s.cancel()
 	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
-	waitFor(t, 5*time.Second, "probes answering 503", func() bool {
+	poll.Until(t, 5*time.Second, "probes answering 503", func() bool {
 		res, err := probe.Get(s.URL + "/health")
 		if err != nil {
 			return false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/internal/pgtest"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/signingkeys"
 )
 
@@ -59,7 +60,7 @@ func TestRotationAcrossInstances(t *testing.T) {
 	// The new key is published at once and signs 15 min (a quarter of the
 	// rotation) later; the instance that did not rotate reloads it.
 	for _, r := range []*signingkeys.Ring{a, b} {
-		waitFor(t, "both keys published", func() bool { return len(r.Published()) == 2 })
+		poll.Until(t, 10*time.Second, "both keys published", func() bool { return len(r.Published()) == 2 })
 	}
 	lastOld, cl := issue(t, ta)
 	if cl.KeyID != first.KeyID {

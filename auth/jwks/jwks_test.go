@@ -20,6 +20,7 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/jwks"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 )
 
@@ -254,7 +255,7 @@ func TestEndpointDown(t *testing.T) {
 	if _, err := v.Verify(ctx, "user", token); err != nil {
 		t.Fatalf("with the endpoint down: %v", err)
 	}
-	waitFor(t, func() bool { return strings.Contains(l.String(), "verifying with the cached keys") })
+	poll.Until(t, 10*time.Second, "the log of the cached keys", func() bool { return strings.Contains(l.String(), "verifying with the cached keys") })
 	if !strings.Contains(l.String(), `"level":"WARN"`) || !strings.Contains(l.String(), "status 503") {
 		t.Errorf("log: %s", l.String())
 	}
@@ -287,18 +288,6 @@ func TestEndpointDownFromStart(t *testing.T) {
 	}
 	if !strings.Contains(l.String(), "no key is cached") || !strings.Contains(l.String(), `"level":"ERROR"`) {
 		t.Errorf("log: %s", l.String())
-	}
-}
-
-// waitFor polls cond until it holds, failing after 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

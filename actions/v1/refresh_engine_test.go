@@ -1,31 +1,24 @@
-package accounts_test
+package v1_test
 
 import (
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/actionkit/actionkit/accounts"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/actiontest"
-	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/framework"
-	"github.com/actionkit/actionkit/internal/pgtest"
 )
 
-// TestRefreshActionOnEveryRow runs V1Refresh, through the framework's
-// whole pipeline (actiontest), on the real engine and PostgreSQL, with a
-// token in the state of each row of the refresh state machine: a rotation
-// answers new tokens, every other row 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN,
-// and the engine reports the row's outcome once.
-func TestRefreshActionOnEveryRow(t *testing.T) {
-	t.Parallel()
-	db := pgtest.New(t)
-	tokens, err := auth.NewTokens([]byte("0123456789abcdef0123456789abcdef"), "actionkit-test", 15*time.Minute, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fx := range accounts.RefreshFixtures(t, db, tokens) {
+// TestRefreshOnTheEngine runs V1Refresh, through the framework's whole
+// pipeline (actiontest), on the real engine and PostgreSQL, with a token
+// in the state of each row of the refresh state machine: a rotation
+// answers new tokens, a spent budget 429 with Retry-After, every other row
+// 401 USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN; the engine reports the
+// row's outcome once, and a theft ends every session of the owner.
+func TestRefreshOnTheEngine(t *testing.T) {
+	env, _ := newEnv(t) // each row's engine has an API of its own
+	for _, fx := range env.RefreshFixtures(t) {
 		t.Run(fx.Row.From+"/"+fx.Row.Outcome, func(t *testing.T) {
 			api := actiontest.New(t, framework.Config{})
 			framework.Register(api.Framework, &v1.Refresh{Accounts: fx.Service, Cookies: v1.Cookies{MaxAge: time.Hour}})
@@ -44,8 +37,12 @@ func TestRefreshActionOnEveryRow(t *testing.T) {
 			default:
 				res.WantError(t, http.StatusUnauthorized, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 			}
-			if got := *fx.Outcomes; len(got) != 1 || got[0] != fx.Row.Outcome {
+			if got := fx.Service.Outcomes(); len(got) != 1 || got[0] != fx.Row.Outcome {
 				t.Errorf("outcomes %q, want [%s]", got, fx.Row.Outcome)
+			}
+			ended := fx.Service.EndedCalls()
+			if ends := len(ended) == 1 && ended[0].ID == fx.Owner.ID && ended[0].Sessions == nil; ends != fx.Row.EndsSessions || len(ended) > 1 {
+				t.Errorf("ended %+v, want every session of the owner ended: %v", ended, fx.Row.EndsSessions)
 			}
 		})
 	}
