@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/faulttest"
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/smtptest"
 )
 
@@ -109,7 +110,7 @@ func TestVerifyDuringOutages(t *testing.T) {
 				t.Fatalf("the outage spent the challenge: attempts %d, used %v", attempts, used)
 			}
 			var last *apiResponse
-			waitFor(t, 15*time.Second, "the second step completes", func() bool {
+			poll.Until(t, 15*time.Second, "the second step completes", func() bool {
 				last = verify(s.client(), "user", token, "totp", code)
 				if last.Status != 503 && last.Status != 201 {
 					t.Fatalf("verify while %s restarts: %d %s", dep, last.Status, last.Raw)

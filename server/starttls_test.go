@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/smtptest"
 )
 
@@ -21,7 +22,7 @@ func TestProductionMailRequiresSTARTTLS(t *testing.T) {
 			"SMTP_URL="+smtp.URL(), "MAIL_RETRY_BACKOFF=0s"))
 		register(t, s.client(), "web")
 		failed := func() int { return strings.Count(s.logs.String(), `"msg":"job failed"`) }
-		waitFor(t, 30*time.Second, "the mail job to fail twice or the mail to arrive", func() bool {
+		poll.Until(t, 30*time.Second, "the mail job to fail twice or the mail to arrive", func() bool {
 			return failed() >= 2 || len(smtp.Messages()) > 0
 		})
 		if n := len(smtp.Messages()); n != 0 || smtp.Attempts() != 0 {

@@ -95,6 +95,10 @@ func (s *Service) Caller(iss *accounts.Issued) *action.Caller {
 		Type: s.Kind.Type, ID: iss.Account.ID, Client: action.Client(iss.Session.Client),
 		TokenVersion: iss.Account.TokenVersion, Session: iss.Session.ChainID,
 		SessionExpiresAt: iss.Session.ExpiresAt, Locale: iss.Account.Locale, Record: iss.Account,
+		Assurance: action.Assurance{
+			Methods: iss.Session.Methods, Level: int(iss.Session.Level),
+			AuthenticatedAt: iss.Session.AuthenticatedAt, SecondFactor: iss.Account.MFAEnabled,
+		},
 	}
 }
 

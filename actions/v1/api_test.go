@@ -20,15 +20,30 @@ import (
 func testCookies() v1.Cookies { return v1.Cookies{MaxAge: time.Hour} }
 
 // newAPI returns an API over a framework configured as the server's: a
-// catalog of every code, and the v1 rules and modifiers.
+// catalog of every code, the v1 rules and modifiers, and the
+// re-authentication rule of the sensitive actions (ten minutes).
 func newAPI(t *testing.T) *actiontest.API {
 	t.Helper()
-	codes := append(append(errorcodes.Framework(), accounts.ErrorCodes()...), posts.ErrorCodes()...)
-	catalog, err := errorcodes.NewCatalog([]string{"en", "es", "zh-TW"}, codes, accounts.Messages(), posts.Messages())
+	catalog, err := errorcodes.NewCatalog([]string{"en", "es", "zh-TW"}, allCodes(), accounts.Messages(), posts.Messages())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return actiontest.New(t, framework.Config{Catalog: catalog, Rules: v1.Rules(catalog), Mods: v1.Mods(catalog)})
+	return actiontest.New(t, framework.Config{Catalog: catalog, Rules: v1.Rules(catalog), Mods: v1.Mods(catalog),
+		Reauthentication: &framework.Reauthentication{
+			MaxAge: 10 * time.Minute,
+			Code: func(t action.OwnerType) errorcodes.Code {
+				if t == accounts.Admins.Type {
+					return accounts.Admins.Codes.SecondFactor.ReauthRequired
+				}
+				return accounts.Users.Codes.SecondFactor.ReauthRequired
+			},
+		}})
+}
+
+// allCodes are every code the bundled server answers.
+func allCodes() []errorcodes.Code {
+	codes := append(append(errorcodes.Framework(), accounts.ErrorCodes()...), posts.ErrorCodes()...)
+	return append(codes, accounts.SecondFactorErrorCodes()...)
 }
 
 // wantError fails t unless res is the error code with status, and code is

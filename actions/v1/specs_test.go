@@ -11,7 +11,6 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
-	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/posts"
 )
 
@@ -77,7 +76,7 @@ func declarations() []spec {
 // it, and only error codes the server knows (each engine's list, or the
 // framework's).
 func TestDeclarations(t *testing.T) {
-	known := append(append(errorcodes.Framework(), accounts.ErrorCodes()...), posts.ErrorCodes()...)
+	known := allCodes()
 	for _, d := range declarations() {
 		s := d.action.Spec()
 		t.Run(d.name, func(t *testing.T) {
