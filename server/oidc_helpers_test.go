@@ -38,13 +38,20 @@ func newSub() string { return fmt.Sprintf("person-%d-%d", time.Now().UnixNano(),
 // clock now when not nil) with the settings overrides.
 func newOIDCWorld(t testing.TB, now func() time.Time, overrides ...string) *oidcWorld {
 	t.Helper()
+	return newOIDCWorldRoles(t, now, []string{"api"}, overrides...)
+}
+
+// newOIDCWorldRoles is newOIDCWorld with the server's roles (nil: all,
+// for the mails).
+func newOIDCWorldRoles(t testing.TB, now func() time.Time, roles []string, overrides ...string) *oidcWorld {
+	t.Helper()
 	p := oidctest.Start(t, oidctest.Options{RedirectURI: oidcPublic + "/v1/users/oidc/callback"})
 	env := testEnv(t, append([]string{"PUBLIC_URL=" + oidcPublic, "OIDC_PROVIDERS=idp,trusted",
 		"OIDC_IDP_ISSUER=" + p.Issuer, "OIDC_IDP_CLIENT_ID=" + p.ClientID, "OIDC_IDP_CLIENT_SECRET=" + p.ClientSecret,
 		"OIDC_IDP_NAME=Test IdP",
 		"OIDC_TRUSTED_ISSUER=" + p.Issuer, "OIDC_TRUSTED_CLIENT_ID=" + p.ClientID, "OIDC_TRUSTED_CLIENT_SECRET=" + p.ClientSecret,
 		"OIDC_TRUSTED_TRUST_EMAIL=true", "OIDC_TRUSTED_AUTO_LINK=true"}, overrides...)...)
-	return &oidcWorld{t: t, p: p, s: startServerClock(t, env, now, "api")}
+	return &oidcWorld{t: t, p: p, s: startServerClock(t, env, now, roles...)}
 }
 
 // person sets up an account at the provider and returns its sub.
