@@ -3,6 +3,7 @@ module github.com/actionkit/actionkit
 go 1.26.0
 
 require (
+	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/emersion/go-smtp v0.24.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gocraft/work v0.5.1
@@ -27,6 +28,7 @@ require (
 	github.com/zishang520/socket.io/servers/socket/v3 v3.0.6
 	github.com/zishang520/socket.io/v3 v3.0.6
 	golang.org/x/crypto v0.58.0
+	golang.org/x/oauth2 v0.38.0
 )
 
 require (

@@ -49,6 +49,16 @@ const (
 	AdminTOTPAlreadyEnabled      errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_ALREADY_ENABLED 400 admin.totp_already_enabled"
 	AdminTOTPNotPending          errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_NOT_PENDING 400 admin.totp_not_pending"
 	AdminMFANotEnabled           errorcodes.Code = "ADMIN_BAD_REQUEST_MFA_NOT_ENABLED 400 admin.mfa_not_enabled"
+
+	UserUnknownOIDCProvider   errorcodes.Code = "USER_BAD_REQUEST_UNKNOWN_OIDC_PROVIDER 400 user.unknown_oidc_provider"
+	UserInvalidOIDCState      errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_STATE 400 user.invalid_oidc_state"
+	UserOIDCProviderError     errorcodes.Code = "USER_BAD_REQUEST_OIDC_PROVIDER_ERROR 400 user.oidc_provider_error"
+	UserIdentityAlreadyLinked errorcodes.Code = "USER_BAD_REQUEST_IDENTITY_ALREADY_LINKED 400 user.identity_already_linked"
+	UserOIDCAccountExists     errorcodes.Code = "USER_BAD_REQUEST_OIDC_ACCOUNT_EXISTS 400 user.oidc_account_exists"
+	UserSignupDisabled        errorcodes.Code = "USER_BAD_REQUEST_SIGNUP_DISABLED 400 user.signup_disabled"
+	UserInvalidOIDCCode       errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_CODE 400 user.invalid_oidc_code"
+	UserIdentityNotFound      errorcodes.Code = "USER_IDENTITY_NOT_FOUND 404 user.identity_not_found"
+	UserLastSignInMethod      errorcodes.Code = "USER_BAD_REQUEST_LAST_SIGNIN_METHOD 400 user.last_signin_method"
 )
 
 // ErrorCodes returns the codes of the account engine, to be given to
@@ -103,9 +113,26 @@ func SecondFactorErrorCodes() []errorcodes.Code {
 	}
 }
 
+// FederationErrorCodes returns the codes of sign-in through identity
+// providers, released after SecondFactorErrorCodes (servers list them
+// after those).
+func FederationErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{
+		UserUnknownOIDCProvider,
+		UserInvalidOIDCState,
+		UserOIDCProviderError,
+		UserIdentityAlreadyLinked,
+		UserOIDCAccountExists,
+		UserSignupDisabled,
+		UserInvalidOIDCCode,
+		UserIdentityNotFound,
+		UserLastSignInMethod,
+	}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
-// Messages returns the translations of ErrorCodes and
-// SecondFactorErrorCodes, by locale.
+// Messages returns the translations of ErrorCodes, SecondFactorErrorCodes
+// and FederationErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }

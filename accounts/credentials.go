@@ -65,7 +65,7 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 	if err := s.slowedDown(ctx, acc.Email, o); err != nil {
 		return nil, err
 	}
-	ok, _, err := s.Hasher.Verify(ctx, acc.Password, current)
+	ok, _, err := s.passwordMatches(ctx, acc, current)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 	if err != nil {
 		return nil, err
 	}
-	ok, rehash, err := s.Hasher.Verify(ctx, acc.Password, password)
+	ok, rehash, err := s.passwordMatches(ctx, acc, password)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +162,16 @@ func (s *Service) login(ctx context.Context, email, password string, o Origin) (
 			return locked, err
 		},
 	})
+}
+
+// passwordMatches checks password against acc's hash. An account without
+// a password matches none, at the cost of a check, so that its answer
+// takes as long as a wrong password's.
+func (s *Service) passwordMatches(ctx context.Context, acc *models.Account, password string) (ok, rehash bool, err error) {
+	if acc.Password == "" {
+		return false, false, s.Hasher.VerifyDummy(ctx, password)
+	}
+	return s.Hasher.Verify(ctx, acc.Password, password)
 }
 
 // lockUsable locks the owner id for the rest of the transaction and

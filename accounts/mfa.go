@@ -125,10 +125,16 @@ const noticeTTL = 24 * time.Hour
 // notice queues a notification mail of kind to the owner, when mail can be
 // sent. It never fails the change it reports: the change is committed.
 func (s *Service) notice(ctx context.Context, acc *models.Account, kind string) {
+	s.noticeProvider(ctx, acc, kind, "")
+}
+
+// noticeProvider is notice of a change about the identity provider named
+// provider.
+func (s *Service) noticeProvider(ctx context.Context, acc *models.Account, kind, provider string) {
 	if s.Notices == nil || !s.Notices.Available() {
 		return
 	}
-	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale}
+	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale, Provider: provider}
 	if _, err := s.Notices.Enqueue(context.WithoutCancel(ctx), msg, s.Now().Add(noticeTTL)); err != nil {
 		s.Log.Warn("notification mail not queued", "kind", kind, "ownerId", acc.ID.String(), "error", err.Error())
 	}

@@ -62,13 +62,8 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 // wrong one (or an owner without a password) is ErrInvalidCredentials,
 // counted in the per-account slow-down.
 func (s *Service) checkPassword(ctx context.Context, acc *models.Account, password string, o Origin) error {
-	ok := false
-	if acc.Password != "" {
-		var err error
-		if ok, _, err = s.Hasher.Verify(ctx, acc.Password, password); err != nil {
-			return err
-		}
-	} else if err := s.Hasher.VerifyDummy(ctx, password); err != nil {
+	ok, _, err := s.passwordMatches(ctx, acc, password)
+	if err != nil {
 		return err
 	}
 	if !ok {

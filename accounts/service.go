@@ -191,6 +191,12 @@ type Service struct {
 	Challenges models.ChallengeStore
 	// Factors stores the second factors.
 	Factors models.FactorStore
+	// Identities stores the users' identity-provider identities (users
+	// only: an admin has none).
+	Identities models.IdentityStore
+	// ProviderName, when set, gives the label of an identity provider id
+	// for the mails ("Google" for google).
+	ProviderName func(id string) string
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -211,6 +217,7 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		MFA:        DefaultMFASettings(),
 		Challenges: models.ChallengeStore{}.Prepared(db),
 		Factors:    models.FactorStore{}.Prepared(db),
+		Identities: models.IdentityStore{}.Prepared(db),
 	}
 }
 

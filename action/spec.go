@@ -34,7 +34,9 @@ type Spec struct {
 	// authenticated caller. Empty means every client type.
 	Clients []Client
 	// Status is the HTTP status of a success; 0 means 200. A result may
-	// override it per request by implementing StatusCoder.
+	// override it per request by implementing StatusCoder. A redirect
+	// status (301, 302, 303, 307, 308) requires a result implementing
+	// Redirect, and only such a result may have one.
 	Status int
 	// Errors lists the codes the action itself may return, for the generated
 	// API document. The framework adds the codes it produces on its own.
@@ -89,12 +91,21 @@ const (
 	RateMail     RateClass = "mail"     // actions that send mail
 	RateToken    RateClass = "token"    // actions that redeem a one-time token
 	RateMFA      RateClass = "mfa"      // second factors and re-authentication
+	RateOIDC     RateClass = "oidc"     // sign-in through identity providers
 )
 
 // StatusCoder is implemented by results whose success status depends on the
 // request, such as a publish that answers 202 when it hands work to a job.
 type StatusCoder interface {
 	StatusCode() int
+}
+
+// Redirect is implemented by the results of an action whose success is a
+// redirect (Spec.Status 302, for instance): the framework answers with
+// the Location and no body instead of the JSON body. Errors are answered
+// as JSON as usual.
+type Redirect interface {
+	Location() string
 }
 
 // Client is the client type a caller declares with the X-Client header and

@@ -181,6 +181,12 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 		if st != status {
 			desc = "Success, decided by the result: the work goes on in the background."
 		}
+		if redirectStatus(st) {
+			r := g.response("Success: a redirect to the Location, without a body.", "", nil, head)
+			r.Headers["Location"] = Schema{"description": "Where the client goes next.", "schema": Schema{"type": "string"}}
+			out[strconv.Itoa(st)] = r
+			continue
+		}
 		out[strconv.Itoa(st)] = g.response(desc, "application/json", body, head)
 	}
 	codes := append([]errorcodes.Code{errorcodes.BadRequestInvalidArguments}, d.Spec.Errors...)

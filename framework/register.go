@@ -52,6 +52,10 @@ func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	rt.schema = compileSchema(reflect.TypeOf((*I)(nil)).Elem(), f.cfg.Rules, f.cfg.Mods)
 	resultType := reflect.TypeOf((*O)(nil)).Elem()
 	checkResult(spec.Name, resultType)
+	if implementsRedirect(resultType) != redirectStatus(spec.Status) {
+		panic(fmt.Sprintf("framework: %s: success status %d: a status that is not 2xx must be a redirect with a result implementing action.Redirect, and only such a result may have one",
+			spec.Name, spec.Status))
+	}
 	f.paths[spec.Path] = spec.Name
 	for _, m := range Methods {
 		f.router.Handler(m, spec.Path, rt)
@@ -75,8 +79,8 @@ func checkSpec(s action.Spec, clients []action.Client) {
 	if nm[1] != pm[1] {
 		panic(fmt.Sprintf("framework: %s: the name's version differs from the path %s", s.Name, s.Path))
 	}
-	if s.Status != 0 && (s.Status < 200 || s.Status > 299) {
-		panic(fmt.Sprintf("framework: %s: success status %d is not 2xx", s.Name, s.Status))
+	if s.Status != 0 && (s.Status < 200 || s.Status > 299) && !redirectStatus(s.Status) {
+		panic(fmt.Sprintf("framework: %s: success status %d is not 2xx or a redirect", s.Name, s.Status))
 	}
 	if s.Auth.Kind != action.KindPublic && s.Auth.Owner == "" {
 		panic(fmt.Sprintf("framework: %s: auth needs an owner type", s.Name))
@@ -86,6 +90,20 @@ func checkSpec(s action.Spec, clients []action.Client) {
 			panic(fmt.Sprintf("framework: %s: unknown client %q", s.Name, c))
 		}
 	}
+}
+
+// redirectStatus reports the statuses of a redirect.
+func redirectStatus(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// implementsRedirect reports whether *t implements action.Redirect.
+func implementsRedirect(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(reflect.TypeOf((*action.Redirect)(nil)).Elem())
 }
 
 // checkResult refuses results that are not structs or that would overwrite
@@ -159,6 +177,14 @@ func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (rt *route[I, O]) respond(w http.ResponseWriter, r *http.Request, out *O, req *action.Request) {
 	status := rt.status
+	if redirectStatus(status) {
+		loc := ""
+		if out != nil {
+			loc = any(out).(action.Redirect).Location()
+		}
+		rt.f.writeRedirect(w, r, status, loc, req.Cookies())
+		return
+	}
 	var payload []byte
 	if out != nil {
 		if sc, ok := any(out).(action.StatusCoder); ok && sc.StatusCode() != 0 {

@@ -49,6 +49,25 @@ func (f *Framework) writeSuccess(w http.ResponseWriter, r *http.Request, status 
 	}
 }
 
+// writeRedirect answers a redirect to loc with no body. The target is not
+// to be cached, and the page it lands on is not told where the browser
+// came from.
+func (f *Framework) writeRedirect(w http.ResponseWriter, r *http.Request, status int, loc string, cookies []*http.Cookie) {
+	if loc == "" {
+		f.writeError(w, r, errors.New("framework: a redirect result without a location"), nil)
+		return
+	}
+	h := w.Header()
+	h.Set("Location", loc)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Length", "0")
+	for _, c := range cookies {
+		http.SetCookie(w, c)
+	}
+	w.WriteHeader(status)
+}
+
 type errorBody struct {
 	Status    int               `json:"status"`
 	Success   bool              `json:"success"`

@@ -31,11 +31,16 @@ const (
 	MFADisabled      = "mfa_disabled"
 	RecoveryCodeUsed = "recovery_code_used"
 	MFAReset         = "mfa_reset"
+	// Notices of identity-provider accounts connected to or removed from
+	// the account: they name the provider (Message.Provider).
+	IdentityLinked   = "identity_linked"
+	IdentityUnlinked = "identity_unlinked"
 )
 
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
-var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset}
+var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
+	IdentityLinked, IdentityUnlinked}
 
 //go:embed templates
 var embedded embed.FS
@@ -97,6 +102,8 @@ type Message struct {
 	Link string `json:"link"`
 	// ValidFor is the lifetime of the link, stated in the mail.
 	ValidFor time.Duration `json:"validFor"`
+	// Provider names the identity provider a notice is about ("Google").
+	Provider string `json:"provider,omitempty"`
 }
 
 // Rendered is a message ready to send.
@@ -112,10 +119,11 @@ type Rendered struct {
 
 // templateData is what the templates see.
 type templateData struct {
-	Email   string
-	Link    string
-	Hours   int
-	Minutes int
+	Email    string
+	Link     string
+	Hours    int
+	Minutes  int
+	Provider string
 }
 
 // Render renders m in its locale, or in the fallback locale when m's is not
@@ -130,7 +138,7 @@ func (t *Templates) Render(m Message) (*Rendered, error) {
 	if tt == nil || ht == nil {
 		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
 	}
-	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute)}
+	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider}
 	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
 		d.Hours = int(m.ValidFor / time.Hour)
 	}

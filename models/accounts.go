@@ -54,7 +54,8 @@ type Account struct {
 	// Email is stored as given; callers trim and lowercase it. Lookups and the
 	// unique index compare lower(email).
 	Email string `db:"email"`
-	// Password is the encoded password hash, never the password itself.
+	// Password is the encoded password hash, never the password itself;
+	// empty for an account without a password (stored as NULL).
 	Password string `db:"password"`
 	// Salt is the salt of Password.
 	Salt         string     `db:"salt"`
@@ -99,7 +100,13 @@ const accountColumns = `id, email, password, salt, first_name, last_name, timezo
 func accountSelect(t OwnerTables, q string) string {
 	var cols []string
 	for _, c := range strings.Split(accountColumns, ",") {
-		cols = append(cols, q+strings.TrimSpace(c))
+		c = strings.TrimSpace(c)
+		if c == "password" {
+			// NULL (no password) reads as the empty string.
+			cols = append(cols, `COALESCE(`+q+c+`, '') AS password`)
+			continue
+		}
+		cols = append(cols, q+c)
 	}
 	return strings.Join(cols, ", ") + `, ` + derivedAccountColumns(t, q)
 }
@@ -149,7 +156,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 	upd := `UPDATE ` + t.Owners + ` SET `
 	return &AccountStore{accountQueries: accountQueries{
 		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+			VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
 				COALESCE($14, now()), COALESCE($15, $14, now()), $16)
 			RETURNING created_at, updated_at`,
 		byID: sel + ` WHERE id = $1`,
@@ -207,7 +214,8 @@ func listAccountsSQL(t OwnerTables) string {
 		ORDER BY created_at DESC, id DESC LIMIT $5`
 }
 
-// Create inserts a with every column as given, including its ID. A zero
+// Create inserts a with every column as given, including its ID (an
+// empty Password is stored as NULL: an account without one). A zero
 // CreatedAt is filled by the database with now() (the transaction's start
 // time); a zero UpdatedAt takes the value of CreatedAt. Both are then set on
 // a from RETURNING. Note that the zero IsActive is false: callers creating

@@ -22,8 +22,8 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
-var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp",
-	"posts", "security_events", "signing_keys", "user_sessions", "users"}
+var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp", "oidc_flows",
+	"posts", "security_events", "signing_keys", "user_identities", "user_sessions", "users"}
 
 // checkSchema verifies that the migration is recorded once, clean, and that
 // every table exists.

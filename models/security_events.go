@@ -36,6 +36,11 @@ const (
 	EventRecoveryCodesRegenerated = "recovery_codes_regenerated"
 	EventMFAReset                 = "mfa_reset"
 	EventReauthenticated          = "reauthenticated"
+
+	// Identity providers.
+	EventIdentityLinked      = "identity_linked"
+	EventIdentityUnlinked    = "identity_unlinked"
+	EventIdentityLoginFailed = "identity_login_failed"
 )
 
 // SecurityEvent is a row of security_events: one change to an owner's

@@ -52,10 +52,12 @@ type app struct {
 	now      func() time.Time
 	users    *accounts.Service
 	admins   *accounts.Service
-	posts    *posts.Service
-	rc       *goredis.Client
-	emitter  events.Emitter
-	mailer   *mail.Mailer
+	// federation signs users in through identity providers.
+	federation *accounts.Federation
+	posts      *posts.Service
+	rc         *goredis.Client
+	emitter    events.Emitter
+	mailer     *mail.Mailer
 	// socketSweep is the period of the socket session sweep; zero means
 	// events.DefaultSessionSweep. Tests shorten it.
 	socketSweep time.Duration
@@ -104,7 +106,8 @@ func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
-	return append(codes, accounts.SecondFactorErrorCodes()...)
+	codes = append(codes, accounts.SecondFactorErrorCodes()...)
+	return append(codes, accounts.FederationErrorCodes()...)
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -158,6 +161,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	}
 	a.users = a.newAccounts(accounts.Users)
 	a.admins = a.newAccounts(accounts.Admins)
+	a.federation = a.newFederation()
 	a.posts = a.newPosts()
 	return a, nil
 }

@@ -46,8 +46,12 @@ func (a *app) jobs() []queues.Job {
 			}
 			// One table holds the challenges of every owner type.
 			n, err := users.PurgeChallenges(ctx)
-			if err == nil {
-				a.log.Info("purged expired login challenges", "deleted", n)
+			if err != nil {
+				return err
+			}
+			a.log.Info("purged expired login challenges", "deleted", n)
+			if n, err = a.federation.PurgeFlows(ctx); err == nil {
+				a.log.Info("purged expired identity-provider flows", "deleted", n)
 			}
 			return err
 		})},

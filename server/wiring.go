@@ -11,6 +11,7 @@ import (
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	v2 "github.com/actionkit/actionkit/actions/v2"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/federation"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/posts"
@@ -58,6 +59,32 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	return s
 }
 
+// newFederation builds sign-in through the configured identity providers,
+// on the users' engine (compose calls it once, after newAccounts).
+func (a *app) newFederation() *accounts.Federation {
+	providers := federation.New(federation.Config{
+		Providers: a.cfg.OIDC.Providers, RedirectURI: a.cfg.OIDC.RedirectURI, Now: a.now,
+	})
+	a.users.ProviderName = func(id string) string {
+		p, _ := providers.Provider(id)
+		return p.Name
+	}
+	return &accounts.Federation{Users: a.users, Providers: providers, Origins: a.cfg.OIDC.Origins, Key: a.cfg.DataKey,
+		Flows: models.FlowStore{}.Prepared(a.db)}
+}
+
+// registerOIDCActions mounts sign-in through identity providers and the
+// management of the users' identities.
+func (a *app) registerOIDCActions(fw *framework.Framework, cookies v1.Cookies) {
+	framework.Register(fw, &v1.OIDCProviders{Federation: a.federation})
+	framework.Register(fw, &v1.OIDCStart{Federation: a.federation, Cookies: cookies})
+	framework.Register(fw, &v1.OIDCCallback{Federation: a.federation, Cookies: cookies})
+	framework.Register(fw, &v1.OIDCExchange{Federation: a.federation, Cookies: cookies})
+	framework.Register(fw, &v1.OIDCLink{Federation: a.federation, Cookies: cookies})
+	framework.Register(fw, &v1.Identities{Users: a.users})
+	framework.Register(fw, &v1.UnlinkIdentity{Users: a.users})
+}
+
 // newPosts builds the posts engine (compose calls it once).
 func (a *app) newPosts() *posts.Service {
 	return &posts.Service{
@@ -84,6 +111,8 @@ func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.
 	framework.Register(fw, &v1.AdminUserEvents{Users: users})
 	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: users})
 	framework.Register(fw, &v1.AdminResetUserMFA{Users: users})
+	framework.Register(fw, &v1.AdminUserIdentities{Users: users})
+	framework.Register(fw, &v1.AdminUnlinkIdentity{Users: users})
 	for _, change := range v1.UserChanges() {
 		framework.Register(fw, &v1.AdminChangeUser{Users: users, Change: change})
 	}
@@ -132,6 +161,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
 	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
+	a.registerOIDCActions(fw, cookies)
 	framework.Register(fw, &v1.CreatePost{Posts: a.posts})
 	framework.Register(fw, &v1.Publish{Posts: a.posts})
 }

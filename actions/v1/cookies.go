@@ -88,3 +88,31 @@ func (c Cookies) SetDevice(req *action.Request, owner action.OwnerType, value st
 		SameSite: http.SameSiteLaxMode,
 	})
 }
+
+// FlowCookie is the name of the cookie that binds an identity-provider
+// flow to the browser that started it.
+const FlowCookie = "oidc-flow"
+
+// FlowMaxAge is the lifetime of the flow cookie: that of a flow.
+const FlowMaxAge = 10 * time.Minute
+
+// ReadFlow returns the flow cookie the request carries, if any.
+func (c Cookies) ReadFlow(req *action.Request) (string, bool) {
+	return req.Cookie(FlowCookie)
+}
+
+// SetFlow adds the flow cookie carrying value. It is SameSite=Lax: the
+// provider sends the browser back with a top-level navigation from its
+// own site, which Strict would strip it from. Its path keeps it to the
+// flow's actions.
+func (c Cookies) SetFlow(req *action.Request, value string) {
+	req.SetCookie(&http.Cookie{
+		Name:     FlowCookie,
+		Value:    value,
+		Path:     "/v1/users/oidc/",
+		MaxAge:   int(FlowMaxAge / time.Second),
+		HttpOnly: true,
+		Secure:   c.Secure,
+		SameSite: http.SameSiteLaxMode,
+	})
+}

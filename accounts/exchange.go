@@ -1,0 +1,67 @@
+package accounts
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/models"
+)
+
+// Exchange trades a sign-in's one-time result code for its login, through
+// the completion step of every login: it opens the session, or answers
+// *MFARequiredError when the user has a second factor (the code is spent
+// either way). The client must be the one that started the flow and, when
+// the flow was given a PKCE challenge, present its verifier. An unknown,
+// spent or expired code, another client, or a wrong verifier (which spends
+// the code) is ErrInvalidOIDCCode.
+func (f *Federation) Exchange(ctx context.Context, raw, verifier string, o Origin) (*Issued, error) {
+	if !hex64.MatchString(raw) {
+		return nil, ErrInvalidOIDCCode
+	}
+	flow, err := f.Flows.ByResult(ctx, f.Users.DB, sha256Hex(raw))
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrInvalidOIDCCode
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := f.Users.Now()
+	if flow.Client != string(o.Client) || flow.ResultUsedAt != nil || !flow.ResultExpiresAt.After(now) {
+		return nil, ErrInvalidOIDCCode
+	}
+	if flow.CodeChallenge != nil && !sameHash(*flow.CodeChallenge, s256(verifier)) {
+		// One guess per code: a wrong verifier spends it.
+		if _, err := f.Flows.Spend(ctx, f.Users.DB, flow.ID, now); err != nil {
+			return nil, err
+		}
+		return nil, ErrInvalidOIDCCode
+	}
+	event := models.EventLogin
+	if *flow.ResultEvent == models.FlowRegister {
+		event = models.EventRegister
+	}
+	s := f.Users
+	return s.complete(ctx, firstFactor{
+		method: models.MethodFederated, provider: flow.Provider, level: 1, origin: o, event: event,
+		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			ok, err := f.Flows.Spend(ctx, tx, flow.ID, s.Now())
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, ErrInvalidOIDCCode // spent or expired meanwhile
+			}
+			return s.lockActive(ctx, tx, *flow.ResultUserID)
+		},
+	})
+}
+
+// s256 is the PKCE S256 challenge of verifier.
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
