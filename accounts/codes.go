@@ -136,3 +136,14 @@ var messageFiles embed.FS
 // Messages returns the translations of ErrorCodes, SecondFactorErrorCodes
 // and FederationErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }
+
+// LaterErrorCodes returns the codes released after ErrorCodes and after
+// the posts' codes, in release order: servers list them last, so that
+// their list of codes only ever grows at its end.
+func LaterErrorCodes() []errorcodes.Code {
+	return append(SecondFactorErrorCodes(), FederationErrorCodes()...)
+}
+
+// AllErrorCodes returns every code of the account engine: ErrorCodes and
+// LaterErrorCodes.
+func AllErrorCodes() []errorcodes.Code { return append(ErrorCodes(), LaterErrorCodes()...) }

@@ -12,7 +12,7 @@ import (
 // a message in every locale file beside it (a missing one is named) and
 // fits beside the framework's codes; each Kind names its codes.
 func TestEveryCodeHasItsMessages(t *testing.T) {
-	codetest.Check(t, Messages(), append(ErrorCodes(), SecondFactorErrorCodes()...))
+	codetest.Check(t, Messages(), AllErrorCodes())
 	for _, k := range []Kind{Users, Admins} {
 		for _, c := range []errorcodes.Code{k.Codes.InvalidCredentials, k.Codes.AccountInactive, k.Codes.AccountDeleted,
 			k.Codes.AccountNotFound, k.Codes.InvalidRefresh, k.Codes.InvalidCurrentPassword} {

@@ -106,8 +106,7 @@ func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
-	codes = append(codes, accounts.SecondFactorErrorCodes()...)
-	return append(codes, accounts.FederationErrorCodes()...)
+	return append(codes, accounts.LaterErrorCodes()...)
 }
 
 // compose builds every part of the process from cfg and the database pool

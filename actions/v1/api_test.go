@@ -42,8 +42,7 @@ func newAPI(t *testing.T) *actiontest.API {
 
 // allCodes are every code the bundled server answers.
 func allCodes() []errorcodes.Code {
-	codes := append(append(errorcodes.Framework(), accounts.ErrorCodes()...), posts.ErrorCodes()...)
-	return append(codes, accounts.SecondFactorErrorCodes()...)
+	return append(append(errorcodes.Framework(), accounts.AllErrorCodes()...), posts.ErrorCodes()...)
 }
 
 // wantError fails t unless res is the error code with status, and code is

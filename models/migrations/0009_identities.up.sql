@@ -1,4 +1,4 @@
--- 0010: sign-in through identity providers (OpenID Connect).
+-- 0009: sign-in through identity providers (OpenID Connect).
 --
 -- An account made through a provider has no password (NULL) until it
 -- sets one through the password reset flow; its salt is then empty.
