@@ -111,6 +111,9 @@ func TestBrowserTwoFactor(t *testing.T) {
 		if first["methods"] != "totp recovery_code" || first["state"] != "out" || first["token"] != nil {
 			t.Errorf("login with a %s: before the second step the page showed %v, want the methods and no session", name, first)
 		}
+		if login["refreshes"] != float64(0) {
+			t.Errorf("login with a %s: %v refresh requests, want none", name, login["refreshes"])
+		}
 	}
 	if withCode["remaining"] != float64(10) || withRecovery["remaining"] != float64(9) {
 		t.Errorf("recovery codes left after the logins: %v then %v, want 10 then 9", withCode["remaining"], withRecovery["remaining"])

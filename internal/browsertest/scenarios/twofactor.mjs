@@ -42,7 +42,8 @@ async function shot(h, page, sel, name) {
   await page.locator(sel).screenshot({ path: path.join(h.artifacts, name) });
 }
 
-/** Logs in through the form with the password, and waits for the second step. */
+/** Logs in through the form with the password, and waits for the second
+ * step. */
 async function firstStep(page, email) {
   await page.click("#mode-login");
   await page.fill("#email", email);
@@ -170,16 +171,20 @@ export const scenarios = {
     const enrolled = await enroll(h, page, email, userId);
     await logout(page);
 
+    // Neither step refreshes: the first one's 403 is no failed token.
+    let sent = h.refreshes.length;
     const first = await firstStep(page, email);
-  await shot(h, page, "#auth", "twofactor-login.png");
+    await shot(h, page, "#auth", "twofactor-login.png");
     const { code } = await h.checkpoint("code", { email, userId, secret: enrolled.secret, purpose: "login" });
-    const withCode = { first, ...(await secondStep(page, code, email)) };
+    const withCode = { first, ...(await secondStep(page, code, email)), refreshes: h.refreshes.length - sent };
     await logout(page);
 
+    sent = h.refreshes.length;
     const again = await firstStep(page, email);
     await page.click("#mfa-switch");
     await page.waitForFunction(() => document.getElementById("mfa-form").dataset.method === "recovery_code");
-    const withRecovery = { first: again, ...(await secondStep(page, enrolled.codes[0].toLowerCase(), email)) };
+    const withRecovery = { first: again, ...(await secondStep(page, enrolled.codes[0].toLowerCase(), email)),
+      refreshes: h.refreshes.length - sent };
 
     const reauth = await reauthenticate(h, page, email, userId, enrolled.secret);
     const reset = await adminReset(h, page, email, userId, { void: enrolled.codes[1], fresh: reauth.codes[0] });
