@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"image/png"
 	"net/http"
 	"regexp"
 	"strings"
@@ -135,4 +138,19 @@ func strs(v any) []string {
 		out = append(out, str)
 	}
 	return out
+}
+
+// checkQRCode checks that an enrolment's qrCode is a PNG data URL of a
+// square image (the browser test decodes it as a QR code).
+func checkQRCode(t testing.TB, dataURL string) {
+	t.Helper()
+	b64, ok := strings.CutPrefix(dataURL, "data:image/png;base64,")
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if !ok || err != nil {
+		t.Fatalf("qrCode %.40q is not a PNG data URL (%v)", dataURL, err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil || img.Bounds().Dx() != img.Bounds().Dy() || img.Bounds().Dx() < 100 {
+		t.Fatalf("qrCode: %v, %v", img, err)
+	}
 }

@@ -43,6 +43,7 @@ func TestTOTPEnrolment(t *testing.T) {
 	if e.str("issuer") != "Acme Test" || e.str("accountName") != u.email || e.Body["digits"] != float64(6) || e.Body["period"] != float64(30) || e.str("algorithm") != "SHA1" {
 		t.Errorf("enrolment %s", e.Raw)
 	}
+	checkQRCode(t, e.str("qrCode"))
 	// Pending is not enabled: logins stay one step.
 	s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
 	// A second enrolment replaces the pending secret.

@@ -4,6 +4,8 @@
 // The client library is plain JavaScript modules with no build step:
 //
 //	/client/actionkit.js           createClient: login, register, logout, api, socket
+//	/client/errors.js              ActionkitError
+//	/client/mfa.js                 the second factor: MfaRequired, client.mfa, re-authentication
 //	/client/session.js             the access token in memory, single-flight refresh across tabs
 //	/client/live.js                socket.io with the current access token
 //	/client/socket.io.esm.min.js   socket.io-client 4.8.1 (MIT), vendored from npm unchanged
@@ -15,6 +17,10 @@
 //	/demo/demo.css    its styles
 //	/demo/demo.js     its script
 //	/demo/view.js     its rendering helpers
+//	/demo/account.js, /demo/secondstep.js, /demo/twofactor.js, /demo/reauth.js
+//	                  its account panels, a login's second step, the
+//	                  two-factor panel and the re-authentication prompt
+//	/admin            the admin console (with /admin/admin.js, /admin/admin.css)
 //
 // Every asset is answered with its media type, a strong ETag (304 on a
 // matching If-None-Match), Cache-Control: no-cache, X-Content-Type-Options:

@@ -64,11 +64,13 @@ type TOTPEnroll struct {
 	Accounts *accounts.Service
 }
 
-// TOTPEnrollResult is the pending secret: in base32, and as the otpauth
-// URL a QR code carries.
+// TOTPEnrollResult is the pending secret: in base32, as the otpauth URL,
+// and as a QR code of that URL (a PNG data URL) that a page can show as it
+// is, with no script of its own and no third party seeing the secret.
 type TOTPEnrollResult struct {
 	Secret      string `json:"secret"`
 	OtpauthURL  string `json:"otpauthUrl"`
+	QRCode      string `json:"qrCode"`
 	Issuer      string `json:"issuer"`
 	AccountName string `json:"accountName"`
 	Digits      int    `json:"digits"`
@@ -78,7 +80,8 @@ type TOTPEnrollResult struct {
 
 // Spec declares V1TOTPEnroll.
 func (a *TOTPEnroll) Spec() action.Spec {
-	s := mfaSpec(a.Accounts.Kind, "TOTPEnroll", "totp/enroll", "Start setting up an authenticator app",
+	s := mfaSpec(a.Accounts.Kind, "TOTPEnroll", "totp/enroll",
+		"Start setting up an authenticator app: a pending secret, its otpauth URL, and qrCode, a PNG data URL of a QR code of that URL",
 		a.Accounts.Kind.Codes.SecondFactor.TOTPAlreadyEnabled)
 	s.Reauth = action.ReauthRecent
 	return s
@@ -90,7 +93,11 @@ func (a *TOTPEnroll) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
-	return &TOTPEnrollResult{Secret: e.Secret, OtpauthURL: e.URL, Issuer: e.Issuer, AccountName: e.AccountName,
+	qrCode, err := qrDataURL(e.URL)
+	if err != nil {
+		return nil, err // the URL is short and well formed: a bug, a logged 500
+	}
+	return &TOTPEnrollResult{Secret: e.Secret, OtpauthURL: e.URL, QRCode: qrCode, Issuer: e.Issuer, AccountName: e.AccountName,
 		Digits: e.Digits, Period: e.Period, Algorithm: e.Algorithm}, nil
 }
 

@@ -109,7 +109,14 @@ type answer struct {
 // failure, if any, by status and error code. A non-2xx answer is returned
 // as an error. The request is never sent again after a failure: the
 // server may have acted on it.
-func (w *worker) call(_ context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
+func (w *worker) call(ctx context.Context, kind, method, path string, body any, headers ...string) (answer, error) {
+	return w.callWant(ctx, kind, 0, method, path, body, headers...)
+}
+
+// callWant is call for a request whose expected answer has status want
+// (0: any 2xx), such as the 403 of a login's first step when a second
+// factor is owed; any other answer is a failure.
+func (w *worker) callWant(_ context.Context, kind string, want int, method, path string, body any, headers ...string) (answer, error) {
 	w.req.Reset()
 	w.req.SetRequestURI(w.base + path)
 	w.req.Header.SetMethod(method)
@@ -130,21 +137,22 @@ func (w *worker) call(_ context.Context, kind, method, path string, body any, he
 	if err == nil {
 		a = answer{status: w.res.StatusCode(), body: w.res.Body()}
 	}
-	w.count(kind, time.Since(start), a, err)
-	if err == nil && a.status/100 == 2 {
+	ok := err == nil && (a.status == want || want == 0 && a.status/100 == 2)
+	w.count(kind, time.Since(start), a, err, ok)
+	if ok {
 		return a, nil
 	}
 	return a, errors.New(failureKey(kind, a, err))
 }
 
 // count records one request of kind, if the operation is measured.
-func (w *worker) count(kind string, took time.Duration, a answer, err error) {
+func (w *worker) count(kind string, took time.Duration, a answer, err error, ok bool) {
 	if !w.measuring {
 		return
 	}
 	w.rec.requests++
 	w.rec.byKind[kind] = append(w.rec.byKind[kind], took)
-	if err == nil && a.status/100 == 2 {
+	if ok {
 		return
 	}
 	w.rec.errors[failureKey(kind, a, err)]++

@@ -19,8 +19,9 @@ type target struct {
 	pid         int    // 0 when unknown
 	databaseURL string // the server's database, for checks; may be empty
 	pool        *userPool
-	prefix      string // unique per tool run: e-mails of its users
-	fresh       int    // pools of fresh users made so far
+	totp        *totpPool // users with TOTP on, for the two-step login
+	prefix      string    // unique per tool run: e-mails of its users
+	fresh       int       // pools of fresh users made so far
 	mix         mix
 }
 

@@ -24,7 +24,7 @@ func parseRun(args []string) (*runArgs, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	a := &runArgs{}
 	fs.StringVar(&a.base, "url", "http://127.0.0.1:8000", "the server's base URL (loopback only)")
-	fs.StringVar(&a.name, "scenario", "read", "read, refresh, login, publish, mixed or sockets")
+	fs.StringVar(&a.name, "scenario", "read", "read, refresh, login, mfalogin (password, then a TOTP code), publish, mixed or sockets")
 	fs.IntVar(&a.c, "c", 64, "virtual users, each on a connection of its own (sockets: clients)")
 	fs.DurationVar(&a.cfg.Duration, "d", 10*time.Second, "measured time")
 	fs.DurationVar(&a.cfg.Warmup, "warmup", time.Second, "unmeasured warm-up")
@@ -87,6 +87,7 @@ func runMain(ctx context.Context, args []string) error {
 	t := &target{base: a.base, metricsURL: a.base + "/metrics", pid: a.pid, databaseURL: a.dbURL,
 		prefix: "load-" + uniqueID(), mix: a.mix}
 	t.pool = newUserPool(t.prefix, t.base)
+	t.totp = newTOTPPool(t, a.cfg, argonBound(&ArgonBound{}))
 	res, err := a.run(ctx, t)
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 )
 
 // scenarioNames are the HTTP scenarios; "sockets" is run apart (sockets.go).
-var scenarioNames = []string{"read", "refresh", "login", "publish", "mixed"}
+// mfalogin, the two-step login, is reported in the login's table.
+var scenarioNames = []string{"read", "refresh", "login", "mfalogin", "publish", "mixed"}
 
 // postBody is the body of every bench post: a paragraph, as a short post has.
 var postBody = strings.Repeat("A benchmark post about nothing in particular. ", 6)
@@ -43,6 +44,8 @@ func lookupScenario(name string, t *target) (*scenario, error) {
 		return &scenario{name: name, prepare: shared, op: opRead}, nil
 	case "login":
 		return &scenario{name: name, prepare: shared, op: opLogin}, nil
+	case "mfalogin":
+		return &scenario{name: name, prepare: t.totp.prepare, op: t.totp.op, verify: t.totp.verify}, nil
 	case "publish":
 		return &scenario{name: name, prepare: shared, op: opPublish}, nil
 	case "refresh":

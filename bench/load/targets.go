@@ -59,6 +59,7 @@ func (rp *report) targetsSection() string {
 	} else {
 		missing("login at 64")
 	}
+	rows = append(rows, rp.twoStepTargets()...)
 	if r := rp.best("publish"); r != nil {
 		add("publish: ≥ 1,500/s (create + publish)", fmt.Sprintf("%s/s (c=%d)", fmtRate(r.OpsPerSec), r.Concurrency), r.OpsPerSec >= 1500)
 	} else {

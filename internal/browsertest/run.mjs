@@ -26,8 +26,10 @@ import { scenarios as shotScenarios } from "./scenarios/shots.mjs";
 import { scenarios as accountScenarios } from "./scenarios/account.mjs";
 import { scenarios as adminScenarios } from "./scenarios/admin.mjs";
 import { scenarios as outageScenarios } from "./scenarios/outage.mjs";
+import { scenarios as twoFactorScenarios } from "./scenarios/twofactor.mjs";
 
-const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios };
+const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
+  ...twoFactorScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

@@ -1,11 +1,14 @@
 // The actionkit admin console: an admin logs in, searches and pages through
 // users, opens one to see its sessions and security events, and
-// deactivates, activates, deletes, restores it or ends its sessions. Every
+// deactivates, activates, deletes, restores it, ends its sessions or resets
+// its two-factor authentication (a person who lost its authenticator app
+// and its recovery codes). Every
 // call goes through the client library as an admin (jwt-admin, the
 // jwt-admin-refresh cookie) to the actions under /v1/admins/users/.
 
-import { createClient } from "/client/actionkit.js";
+import { createClient, MfaRequired } from "/client/actionkit.js";
 import { $, el, text, alert, describe, clock, date, fill, setState } from "/demo/view.js";
+import { SecondStep } from "/demo/secondstep.js";
 
 const client = createClient({ owner: "admin" });
 globalThis.actionkitAdmin = client; // for the browser console (and the browser tests)
@@ -95,6 +98,9 @@ function renderDetail(user, sessions) {
   text("d-created", date(user.createdAt));
   text("d-logins", `${user.loginCount} (last ${user.lastLoginAt ? date(user.lastLoginAt) : "never"})`);
   text("d-verified", user.emailVerifiedAt ? `confirmed ${date(user.emailVerifiedAt)}` : "not confirmed");
+  text("d-mfa", user.mfaEnabled ? "on" : "off");
+  $("d-mfa").dataset.enabled = String(Boolean(user.mfaEnabled));
+  $("reset-mfa").hidden = !user.mfaEnabled;
   text("d-id", user.id);
   text("toggle-active", user.isActive ? "Deactivate" : "Activate");
   text("toggle-deleted", user.deletedAt ? "Restore" : "Delete");
@@ -138,9 +144,10 @@ function wire() {
     e.preventDefault();
     $("submit").disabled = true;
     try {
-      await client.login($("email").value.trim(), $("password").value);
+      const result = await client.login($("email").value.trim(), $("password").value);
       $("password").value = "";
       alert("auth-error", "");
+      if (result instanceof MfaRequired) secondStep.start(result);
     } catch (err) {
       alert("auth-error", describe(err));
     } finally {
@@ -160,6 +167,9 @@ function wire() {
     ? change(e.currentTarget, "restore", "Restored: the user can log in again.")
     : change(e.currentTarget, "delete", "Deleted: every session of the user ended."));
   $("revoke-sessions").addEventListener("click", (e) => change(e.currentTarget, "revokesessions", "Every session of the user ended."));
+  $("reset-mfa").addEventListener("click", (e) => change(e.currentTarget, "resetmfa",
+    "Two-factor reset: the user's authenticator app and recovery codes are removed, every session ended, and a notice mailed. " +
+    "The user logs in with its password alone and may set two-factor up again."));
   $("logout").addEventListener("click", () => client.logout().catch((err) => alert("banner", describe(err))));
   client.addEventListener("login", () => showIn());
   client.addEventListener("logout", () => showOut());
@@ -180,6 +190,12 @@ function showOut() {
   users.list = [];
 }
 
+const secondStep = new SecondStep(client, {
+  back: (message) => {
+    $("auth-form").hidden = false;
+    alert("auth-error", message ?? "");
+  },
+});
 wire();
 client.start().then(
   (admin) => (admin ? showIn() : showOut()),

@@ -4,7 +4,8 @@
 //
 //   import { createClient } from "/client/actionkit.js";
 //   const ak = createClient();
-//   const user = await ak.start() ?? await ak.login(email, password);
+//   let user = await ak.start() ?? await ak.login(email, password);
+//   if (user instanceof MfaRequired) user = await ak.verifyMfa(user.mfaToken, "totp", code);
 //   const { post } = await ak.api("/v1/posts/create", { title: "Hello" });
 //   ak.socket({ rooms: ["FEED"] }).on("POST_PUBLISHED", (p) => console.log(p.title));
 //
@@ -12,39 +13,10 @@
 
 import { Session, decodeClaims } from "./session.js";
 import { LiveSocket } from "./live.js";
+import { MfaRequired, SecondFactor, retryAfterReauthentication } from "./mfa.js";
+import { ActionkitError } from "./errors.js";
 
-export { decodeClaims, LiveSocket };
-
-/**
- * ActionkitError is an answer that is not a success, or a request that
- * never got an answer (status 0, code NETWORK_ERROR).
- */
-export class ActionkitError extends Error {
-  /**
-   * @param {number} status the HTTP status, 0 without an answer.
-   * @param {object|null} body the decoded error body, if any.
-   */
-  constructor(status, body) {
-    super(body?.message || (status ? `HTTP ${status}` : "network error"));
-    this.name = "ActionkitError";
-    /** @type {number} */
-    this.status = status;
-    /** @type {string} the error code, such as USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS. */
-    this.code = body?.error ?? (status ? `HTTP_${status}` : "NETWORK_ERROR");
-    /** @type {Object<string, string>|null} per-argument reasons of BAD_REQUEST_INVALID_ARGUMENTS. */
-    this.fields = body?.fields ?? null;
-    /** @type {string|null} the X-Request-ID of the answer, for support. */
-    this.requestId = body?.requestId ?? null;
-    /** @type {object|null} */
-    this.body = body;
-    /** @type {boolean} true when api() failed because the session is over:
-     * the token was refused and could not be refreshed, or the tab was
-     * logged out while the call was on its way. The client has already
-     * dispatched "logout" (with its reason); a page shows its logged-out
-     * view for that, not this error. */
-    this.sessionEnded = false;
-  }
-}
+export { ActionkitError, decodeClaims, LiveSocket, MfaRequired, SecondFactor };
 
 /**
  * @typedef {object} ClientOptions
@@ -70,8 +42,8 @@ export class ActionkitError extends Error {
  * - "login": this tab became logged in (detail: {user, source});
  * - "token": it holds a new access token (detail: {source, obtainedAt,
  *   expiresAt, user}); source is "login", "register", "refresh" (this tab
- *   refreshed), "changepassword" or "peer" (another tab did and handed it
- *   over);
+ *   refreshed), "changepassword", "mfa" (the second factor was turned on)
+ *   or "peer" (another tab did and handed it over);
  * - "logout": it lost its session (detail: {reason}: "logout",
  *   "logoutall", "expired" when the server refused the refresh, "peer" when
  *   another tab logged out);
@@ -86,6 +58,8 @@ export class ActionkitClient extends EventTarget {
   #credentials;
   #session;
   #started = null;
+  /** @type {SecondFactor} the owner's second factor: status, TOTP, recovery codes. */
+  mfa;
 
   /** @param {ClientOptions} [options] */
   constructor({ baseURL = "", owner = "user", platform = "web", refreshMargin = 60_000,
@@ -103,6 +77,8 @@ export class ActionkitClient extends EventTarget {
       fetchRefresh: () => this.#send(this.#actions + "refresh", {}, null).then((b) => ({ token: b.token, user: b[owner] })),
       notify: (type, detail) => this.dispatchEvent(new CustomEvent(type, { detail })),
     });
+    this.mfa = new SecondFactor((verb, args) => this.api(`${this.#actions}mfa/${verb}`, args),
+      (verb, args) => this.#rotate(`${this.#actions}mfa/${verb}`, args, "mfa"), owner);
   }
 
   /** @returns {string} the server's origin, "" for this page's. */
@@ -117,7 +93,7 @@ export class ActionkitClient extends EventTarget {
   get expiresAt() { return this.#session.expiresAt; }
   /** @returns {number} when the current access token was obtained, in this tab or another. */
   get obtainedAt() { return this.#session.obtainedAt; }
-  /** @returns {string|null} how it was obtained: login, register, refresh, changepassword or peer. */
+  /** @returns {string|null} how it was obtained: login, register, refresh, changepassword, mfa or peer. */
   get source() { return this.#session.source; }
   /** @returns {string} the owner type: "user" or "admin". */
   get owner() { return this.#owner; }
@@ -149,13 +125,59 @@ export class ActionkitClient extends EventTarget {
   }
 
   /**
-   * Logs in (X-Client: web). The other tabs of the origin log in too.
+   * Logs in (X-Client: web). The other tabs of the origin log in too. When
+   * the account has a second factor, nothing is logged in yet: it resolves
+   * an MfaRequired, to finish with verifyMfa.
    * @param {string} email
    * @param {string} password
-   * @returns {Promise<object>} the user.
+   * @returns {Promise<object|MfaRequired>} the user, or the second step owed.
    */
   login(email, password) {
     return this.#enter(this.#actions + "login", { email, password }, "login");
+  }
+
+  /**
+   * Finishes a login that resolved an MfaRequired, with one of its methods.
+   * A wrong code rejects (USER_BAD_REQUEST_INVALID_TOTP_CODE, ..._RECOVERY_CODE)
+   * and may be tried again until the handle burns
+   * (USER_BAD_REQUEST_INVALID_MFA_TOKEN: log in again).
+   * @param {string} mfaToken from the MfaRequired.
+   * @param {string} method "totp" or "recovery_code".
+   * @param {string} code
+   * @returns {Promise<object>} the user.
+   */
+  verifyMfa(mfaToken, method, code) {
+    return this.#enter(this.#actions + "mfa/verify", { mfaToken, method, code }, "login");
+  }
+
+  /**
+   * Proves again that the owner is there, in this session, for the
+   * sensitive actions: with the password (renews the time only) or a
+   * second factor (also raises the session's level).
+   * @param {{password: string} | {method: string, code: string}} proof
+   * @returns {Promise<object>} the session (authMethods, aal, authenticatedAt).
+   */
+  reauthenticate(proof) {
+    return this.api(this.#actions + "reauthenticate", proof).then((b) => b.session);
+  }
+
+  /**
+   * Runs fn, and when it fails because the server wants a recent
+   * authentication (err.reauthenticationRequired), asks prompt for a proof,
+   * re-authenticates and runs fn again.
+   *
+   *   const codes = await ak.withReauthentication(() => ak.mfa.regenerateRecoveryCodes(),
+   *     (methods, error) => askTheUser(methods, error)); // {password} | {method, code} | null
+   *
+   * @template T
+   * @param {() => Promise<T>} fn the sensitive call(s).
+   * @param {(methods: string[], error: Error|null) => Promise<object|null>} prompt
+   *   gets the methods the owner can use and the previous proof's error,
+   *   and resolves a proof, or null to give up (fn's error is thrown).
+   * @returns {Promise<T>}
+   */
+  withReauthentication(fn, prompt) {
+    return retryAfterReauthentication((proof) => this.reauthenticate(proof), fn, prompt);
   }
 
   /** Ends this browser's session; every tab of the origin logs out. */
@@ -179,14 +201,8 @@ export class ActionkitClient extends EventTarget {
    * @returns {Promise<object>} the owner.
    */
   async changePassword(currentPassword, newPassword) {
-    await this.start().catch(() => null);
-    return this.#session.exclusive(async (refreshHere) => {
-      const token = this.#session.fresh() ? this.#session.token : await refreshHere();
-      if (!token) throw Object.assign(new ActionkitError(401, null), { sessionEnded: true });
-      const body = await this.#send(this.#actions + "changepassword", { currentPassword, newPassword }, token);
-      this.#session.adopt(body.token, body[this.#owner], "changepassword");
-      return body[this.#owner];
-    });
+    const body = await this.#rotate(this.#actions + "changepassword", { currentPassword, newPassword }, "changepassword");
+    return body[this.#owner];
   }
 
   /**
@@ -299,9 +315,29 @@ export class ActionkitClient extends EventTarget {
 
   #enter(path, args, source) {
     return this.#session.exclusive(async () => {
-      const body = await this.#send(path, args, null, { "X-Client": "web", "X-Platform": this.#platform });
+      let body;
+      try {
+        body = await this.#send(path, args, null, { "X-Client": "web", "X-Platform": this.#platform });
+      } catch (err) {
+        if (err.mfaRequired) return new MfaRequired(err.body); // no session yet, nothing to adopt
+        throw err;
+      }
       this.#session.adopt(body.token, body[this.#owner], source);
       return body[this.#owner];
+    });
+  }
+
+  /** Calls an action that answers the session's new tokens (the server
+   * counts the previous refresh token as rotated), holding the refresh
+   * lock so that no tab presents that token meanwhile, and adopts them. */
+  async #rotate(path, args, source) {
+    await this.start().catch(() => null);
+    return this.#session.exclusive(async (refreshHere) => {
+      const token = this.#session.fresh() ? this.#session.token : await refreshHere();
+      if (!token) throw Object.assign(new ActionkitError(401, null), { sessionEnded: true });
+      const body = await this.#send(path, args, token);
+      this.#session.adopt(body.token, body[this.#owner], source);
+      return body;
     });
   }
 

@@ -39,8 +39,10 @@ export class Account {
 
   /**
    * @param {import("/client/actionkit.js").ActionkitClient} client
-   * @param {{showLogin: () => void, profileChanged: () => void}} page
-   *   showLogin puts up the log-in form; profileChanged reloads the profile.
+   * @param {{showLogin: () => void, profileChanged: () => void, prompt: Function}} page
+   *   showLogin puts up the log-in form; profileChanged reloads the
+   *   profile; prompt is the re-authentication prompt (an account with a
+   *   second factor changes its password only in a session that used it).
    */
   constructor(client, page) {
     this.#client = client;
@@ -146,7 +148,8 @@ export class Account {
         alert("password-result", "");
         alert("password-error", "");
         try {
-          await this.#client.changePassword($("current-password").value, $("new-password").value);
+          await this.#client.withReauthentication(
+            () => this.#client.changePassword($("current-password").value, $("new-password").value), this.#onLogin.prompt);
           $("current-password").value = "";
           $("new-password").value = "";
           alert("password-result", "Your password is changed. Your other sessions ended; this one goes on.");

@@ -1,12 +1,17 @@
 // The actionkit demo page: register or log in, see the profile, create and
 // publish posts, watch the live feed, and see the access token refreshed;
 // reset a forgotten password, confirm the address, change the password and
-// see where you are logged in (account.js). Everything goes through the
+// see where you are logged in (account.js); log in with a second factor
+// (secondstep.js) and set it up (twofactor.js), confirming sensitive
+// changes with a recent log-in (reauth.js). Everything goes through the
 // client library at /client/actionkit.js.
 
-import { createClient } from "/client/actionkit.js";
+import { createClient, MfaRequired } from "/client/actionkit.js";
 import { $, el, text, alert, describe, clock, date, countdown, fill, setState } from "./view.js";
 import { Account, takeLink, busy } from "./account.js";
+import { SecondStep } from "./secondstep.js";
+import { TwoFactorPanel } from "./twofactor.js";
+import { reauthPrompt } from "./reauth.js";
 
 const link = takeLink(); // first: the token of a mail's link leaves the address bar at once
 const client = createClient();
@@ -34,6 +39,7 @@ function showIn() {
   setState("in");
   loadProfile();
   account.loadDevices();
+  for (const p of panels) p.shown();
   connectFeed();
 }
 
@@ -42,6 +48,7 @@ function showOut(reason) {
   text("who", "Not logged in");
   fill("drafts", [], "No drafts yet.");
   drafts.length = 0;
+  for (const p of panels) p.hidden();
   if (reason) alert("banner", goodbye[reason] ?? "You are logged out.");
 }
 
@@ -170,6 +177,7 @@ async function publish(id, button) {
 
 function setMode(next) {
   mode = next;
+  secondStep.leave();
   $("auth-form").hidden = false;
   $("forgot-form").hidden = true;
   $("auth-form").dataset.mode = mode;
@@ -189,10 +197,12 @@ function wire() {
     const password = $("password").value;
     busy($("submit"), async () => {
       try {
-        if (mode === "login") await client.login(email, password);
-        else await client.register({ email, password, firstName: $("first-name").value.trim() });
+        const result = mode === "login"
+          ? await client.login(email, password)
+          : await client.register({ email, password, firstName: $("first-name").value.trim() });
         $("password").value = "";
         alert("auth-error", "");
+        if (result instanceof MfaRequired) secondStep.start(result);
       } catch (err) {
         alert("auth-error", describe(err));
       }
@@ -228,10 +238,24 @@ function wire() {
   setInterval(renderToken, 1000);
 }
 
+const prompt = reauthPrompt();
 const account = new Account(client, {
   showLogin: () => setMode("login"),
   profileChanged: () => loadProfile(),
+  prompt,
 });
+const secondStep = new SecondStep(client, {
+  back: (message) => {
+    $("auth-form").hidden = false;
+    alert("auth-error", message ?? "");
+  },
+});
+// The account's panels: each is shown() when the page logs in and
+// hidden() when it logs out. Further panels (passkeys, linked accounts)
+// join this list.
+const panels = [
+  new TwoFactorPanel(client, { prompt, changed: () => account.loadDevices() }),
+];
 wire();
 setMode("login");
 client.start().then(
