@@ -36,6 +36,13 @@ const (
 	EventRecoveryCodesRegenerated = "recovery_codes_regenerated"
 	EventMFAReset                 = "mfa_reset"
 	EventReauthenticated          = "reauthenticated"
+
+	// Passkeys.
+	EventPasskeyAdded   = "passkey_added"
+	EventPasskeyRemoved = "passkey_removed"
+	// EventPasskeyWarning records a use whose signature counter did not
+	// advance (a synced passkey, or a cloned authenticator).
+	EventPasskeyWarning = "passkey_warning"
 )
 
 // SecurityEvent is a row of security_events: one change to an owner's
