@@ -49,6 +49,15 @@ const (
 	AdminTOTPAlreadyEnabled      errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_ALREADY_ENABLED 400 admin.totp_already_enabled"
 	AdminTOTPNotPending          errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_NOT_PENDING 400 admin.totp_not_pending"
 	AdminMFANotEnabled           errorcodes.Code = "ADMIN_BAD_REQUEST_MFA_NOT_ENABLED 400 admin.mfa_not_enabled"
+
+	UserInvalidWebAuthnChallenge   errorcodes.Code = "USER_BAD_REQUEST_INVALID_WEBAUTHN_CHALLENGE 400 user.invalid_webauthn_challenge"
+	UserInvalidPasskeyCredentials  errorcodes.Code = "USER_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS 400 user.invalid_passkey_credentials"
+	UserPasskeyNotFound            errorcodes.Code = "USER_PASSKEY_NOT_FOUND 404 user.passkey_not_found"
+	UserLastSignInMethod           errorcodes.Code = "USER_BAD_REQUEST_LAST_SIGNIN_METHOD 400 user.last_signin_method"
+	AdminInvalidWebAuthnChallenge  errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_WEBAUTHN_CHALLENGE 400 admin.invalid_webauthn_challenge"
+	AdminInvalidPasskeyCredentials errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS 400 admin.invalid_passkey_credentials"
+	AdminPasskeyNotFound           errorcodes.Code = "ADMIN_PASSKEY_NOT_FOUND 404 admin.passkey_not_found"
+	AdminLastSignInMethod          errorcodes.Code = "ADMIN_BAD_REQUEST_LAST_SIGNIN_METHOD 400 admin.last_signin_method"
 )
 
 // ErrorCodes returns the codes of the account engine, to be given to
@@ -103,9 +112,24 @@ func SecondFactorErrorCodes() []errorcodes.Code {
 	}
 }
 
+// PasskeyErrorCodes returns the codes of passkeys, released after
+// SecondFactorErrorCodes (servers list them after those).
+func PasskeyErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{
+		UserInvalidWebAuthnChallenge,
+		UserInvalidPasskeyCredentials,
+		UserPasskeyNotFound,
+		UserLastSignInMethod,
+		AdminInvalidWebAuthnChallenge,
+		AdminInvalidPasskeyCredentials,
+		AdminPasskeyNotFound,
+		AdminLastSignInMethod,
+	}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
-// Messages returns the translations of ErrorCodes and
-// SecondFactorErrorCodes, by locale.
+// Messages returns the translations of ErrorCodes, SecondFactorErrorCodes
+// and PasskeyErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }

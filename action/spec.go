@@ -86,6 +86,7 @@ const (
 	RateMail     RateClass = "mail"     // actions that send mail
 	RateToken    RateClass = "token"    // actions that redeem a one-time token
 	RateMFA      RateClass = "mfa"      // second factors and re-authentication
+	RatePasskey  RateClass = "passkey"  // passwordless logins with a passkey
 )
 
 // StatusCoder is implemented by results whose success status depends on the

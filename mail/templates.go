@@ -25,17 +25,19 @@ import (
 const (
 	PasswordReset = "password_reset"
 	EmailVerify   = "email_verify"
-	// Notices of changes to the second factor: they carry no link and no
-	// secret.
+	// Notices of changes to the second factor and the passkeys: they
+	// carry no link and no secret.
 	MFAEnabled       = "mfa_enabled"
 	MFADisabled      = "mfa_disabled"
 	RecoveryCodeUsed = "recovery_code_used"
 	MFAReset         = "mfa_reset"
+	PasskeyAdded     = "passkey_added"
+	PasskeyRemoved   = "passkey_removed"
 )
 
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
-var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset}
+var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset, PasskeyAdded, PasskeyRemoved}
 
 //go:embed templates
 var embedded embed.FS

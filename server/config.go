@@ -81,6 +81,10 @@ type config struct {
 	// ReauthMaxAge how recent an authentication sensitive actions need.
 	MFA          accounts.MFASettings
 	ReauthMaxAge time.Duration
+	// WebAuthn is the relying party of passkeys; nil when passkeys are
+	// off, for the reason in webauthnOff.
+	WebAuthn    *accounts.WebAuthnSettings
+	webauthnOff string
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
@@ -181,6 +185,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	p.tokenConfig(c)
 	p.mailConfig(c)
 	p.mfaConfig(c)
+	p.webauthnConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}

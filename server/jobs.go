@@ -47,7 +47,7 @@ func (a *app) jobs() []queues.Job {
 			// One table holds the challenges of every owner type.
 			n, err := users.PurgeChallenges(ctx)
 			if err == nil {
-				a.log.Info("purged expired login challenges", "deleted", n)
+				a.log.Info("purged expired login and WebAuthn challenges", "deleted", n)
 			}
 			return err
 		})},
