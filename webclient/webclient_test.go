@@ -52,6 +52,7 @@ func TestPaths(t *testing.T) {
 		"/client/actionkit.js":                 "text/javascript; charset=utf-8",
 		"/client/session.js":                   "text/javascript; charset=utf-8",
 		"/client/live.js":                      "text/javascript; charset=utf-8",
+		"/client/passkeys.js":                  "text/javascript; charset=utf-8",
 		"/client/socket.io.esm.min.js":         "text/javascript; charset=utf-8",
 		"/client/socket.io-client.LICENSE.txt": "text/plain; charset=utf-8",
 		"/demo":                                "text/html; charset=utf-8",

@@ -9,6 +9,7 @@
 //   ak.socket({ rooms: ["FEED"] }).on("POST_PUBLISHED", (p) => console.log(p.title));
 //
 // Refreshes are single-flight across every tab of the origin: see session.js.
+// Passkeys (login, registration, second factor): see passkeys.js.
 
 import { Session, decodeClaims } from "./session.js";
 import { LiveSocket } from "./live.js";
@@ -156,6 +157,28 @@ export class ActionkitClient extends EventTarget {
    */
   login(email, password) {
     return this.#enter(this.#actions + "login", { email, password }, "login");
+  }
+
+  /**
+   * Finishes a login through another action of the owner type, such as
+   * "passkeys/login" or "mfa/verify" (see passkeys.js), as login() does.
+   * @param {string} action the path after /v1/users/ (or /v1/admins/).
+   * @param {object} args
+   * @returns {Promise<object>} the owner.
+   */
+  loginWith(action, args) {
+    return this.#enter(this.#actions + action, args, "login");
+  }
+
+  /**
+   * Calls a public action without the access token (such as the options
+   * of a passkey login).
+   * @param {string} path such as "/v1/users/passkeys/loginoptions".
+   * @param {object} [args]
+   * @returns {Promise<object>} the success body.
+   */
+  call(path, args = {}) {
+    return this.#send(path, args, null);
   }
 
   /** Ends this browser's session; every tab of the origin logs out. */
