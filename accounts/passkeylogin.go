@@ -50,6 +50,9 @@ func (s *Service) PasskeyLogin(ctx context.Context, challengeID string, credenti
 		return nil, err
 	}
 	acc, err := s.Accounts.ByID(ctx, s.DB, a.passkey.OwnerID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrInvalidPasskeyCredentials // its owner is gone
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +75,8 @@ func (s *Service) PasskeyLogin(ctx context.Context, challengeID string, credenti
 	})
 	if errors.Is(err, errCounterWentBack) {
 		s.counterRefused(ctx, acc.ID, a, "login", o)
+	}
+	if errors.Is(err, errCounterWentBack) || errors.Is(err, errPasskeyGone) {
 		return nil, ErrInvalidPasskeyCredentials
 	}
 	return iss, err
@@ -101,6 +106,9 @@ func (s *Service) verifyPasskeyLogin(ctx context.Context, challengeID string, ca
 		return nil, err
 	}
 	user, err := s.webauthnOwner(ctx, p.OwnerID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, ErrInvalidPasskeyCredentials
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -114,3 +114,15 @@ func TestPasskeyLoginRefusals(t *testing.T) {
 func (d *device) get2(t testing.TB) func(map[string]any) map[string]any {
 	return func(opts map[string]any) map[string]any { return d.get(t, opts) }
 }
+
+// TestPasskeyOfAGoneOwner: a passkey whose account row is gone signs
+// nobody in, with the one code (never a 500).
+func TestPasskeyOfAGoneOwner(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, passkeyEnv(t), "api")
+	u := register(t, s.client(), "web")
+	d := newDevice(virtualwebauthn.AuthenticatorOptions{})
+	addPasskey(t, userOwner(u), d, "")
+	sqlExec(t, s.db(), `DELETE FROM users WHERE id = $1`, u.id)
+	passkeyLogin(t, s, "user", d).want(t, 400, "USER_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS")
+}
