@@ -176,9 +176,17 @@ func TestPasskeyRenameAndRemove(t *testing.T) {
 	}
 	passkeyLogin(t, s, "user", two).want(t, 201, "")
 
-	// With a password, the last passkey may go, and the second factor with it.
+	// With a password, the last passkey may go, and the second factor with
+	// it: its recovery codes too.
 	sqlExec(t, db, `UPDATE users SET password = (SELECT password FROM users WHERE id = $2) WHERE id = $1`, u.id, stranger.id)
+	if codes := strs(o.call("mfa/recoverycodes/regenerate", nil).want(t, 200, "").Body["recoveryCodes"]); len(codes) != 10 {
+		t.Fatalf("recovery codes %v", codes)
+	}
 	o.call("passkeys/remove", map[string]any{"passkeyId": p2["id"]}).want(t, 200, "")
+	var codes int
+	if err := db.GetContext(t.Context(), &codes, `SELECT count(*) FROM mfa_recovery_codes WHERE owner_id = $1`, u.id); err != nil || codes != 0 {
+		t.Errorf("%d recovery codes left (%v), want none", codes, err)
+	}
 	if got := u.read(t).want(t, 200, "").obj("user"); got["mfaEnabled"] != false {
 		t.Errorf("mfaEnabled %v with no passkey left", got["mfaEnabled"])
 	}
