@@ -57,6 +57,8 @@ func TestPasskeyLoginRefusals(t *testing.T) {
 		{"wrong origin", variant(func(v *device) { v.rp.Origin = "https://evil.example.test" }).get2(t)},
 		{"wrong relying party", variant(func(v *device) { v.rp.ID = "evil.test" }).get2(t)},
 		{"no user verification", variant(func(v *device) { v.auth.Options.UserNotVerified = true }).get2(t)},
+		{"another user handle", variant(func(v *device) { v.auth.Options.UserHandle = make([]byte, 32) }).get2(t)},
+		{"no user handle", variant(func(v *device) { v.auth.Options.UserHandle = nil }).get2(t)},
 		{"unknown credential", newDevice(virtualwebauthn.AuthenticatorOptions{UserHandle: d.auth.Options.UserHandle}).get2(t)},
 		{"another key under the credential's id", variant(func(v *device) {
 			v.cred = virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
