@@ -50,15 +50,22 @@ const (
 	AdminTOTPNotPending          errorcodes.Code = "ADMIN_BAD_REQUEST_TOTP_NOT_PENDING 400 admin.totp_not_pending"
 	AdminMFANotEnabled           errorcodes.Code = "ADMIN_BAD_REQUEST_MFA_NOT_ENABLED 400 admin.mfa_not_enabled"
 
-	UserUnknownOIDCProvider   errorcodes.Code = "USER_BAD_REQUEST_UNKNOWN_OIDC_PROVIDER 400 user.unknown_oidc_provider"
-	UserInvalidOIDCState      errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_STATE 400 user.invalid_oidc_state"
-	UserOIDCProviderError     errorcodes.Code = "USER_BAD_REQUEST_OIDC_PROVIDER_ERROR 400 user.oidc_provider_error"
-	UserIdentityAlreadyLinked errorcodes.Code = "USER_BAD_REQUEST_IDENTITY_ALREADY_LINKED 400 user.identity_already_linked"
-	UserOIDCAccountExists     errorcodes.Code = "USER_BAD_REQUEST_OIDC_ACCOUNT_EXISTS 400 user.oidc_account_exists"
-	UserSignupDisabled        errorcodes.Code = "USER_BAD_REQUEST_SIGNUP_DISABLED 400 user.signup_disabled"
-	UserInvalidOIDCCode       errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_CODE 400 user.invalid_oidc_code"
-	UserIdentityNotFound      errorcodes.Code = "USER_IDENTITY_NOT_FOUND 404 user.identity_not_found"
-	UserLastSignInMethod      errorcodes.Code = "USER_BAD_REQUEST_LAST_SIGNIN_METHOD 400 user.last_signin_method"
+	UserUnknownOIDCProvider        errorcodes.Code = "USER_BAD_REQUEST_UNKNOWN_OIDC_PROVIDER 400 user.unknown_oidc_provider"
+	UserInvalidOIDCState           errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_STATE 400 user.invalid_oidc_state"
+	UserOIDCProviderError          errorcodes.Code = "USER_BAD_REQUEST_OIDC_PROVIDER_ERROR 400 user.oidc_provider_error"
+	UserIdentityAlreadyLinked      errorcodes.Code = "USER_BAD_REQUEST_IDENTITY_ALREADY_LINKED 400 user.identity_already_linked"
+	UserOIDCAccountExists          errorcodes.Code = "USER_BAD_REQUEST_OIDC_ACCOUNT_EXISTS 400 user.oidc_account_exists"
+	UserSignupDisabled             errorcodes.Code = "USER_BAD_REQUEST_SIGNUP_DISABLED 400 user.signup_disabled"
+	UserInvalidOIDCCode            errorcodes.Code = "USER_BAD_REQUEST_INVALID_OIDC_CODE 400 user.invalid_oidc_code"
+	UserIdentityNotFound           errorcodes.Code = "USER_IDENTITY_NOT_FOUND 404 user.identity_not_found"
+	UserLastSignInMethod           errorcodes.Code = "USER_BAD_REQUEST_LAST_SIGNIN_METHOD 400 user.last_signin_method"
+	UserInvalidWebAuthnChallenge   errorcodes.Code = "USER_BAD_REQUEST_INVALID_WEBAUTHN_CHALLENGE 400 user.invalid_webauthn_challenge"
+	UserInvalidPasskeyCredentials  errorcodes.Code = "USER_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS 400 user.invalid_passkey_credentials"
+	UserPasskeyNotFound            errorcodes.Code = "USER_PASSKEY_NOT_FOUND 404 user.passkey_not_found"
+	AdminInvalidWebAuthnChallenge  errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_WEBAUTHN_CHALLENGE 400 admin.invalid_webauthn_challenge"
+	AdminInvalidPasskeyCredentials errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS 400 admin.invalid_passkey_credentials"
+	AdminPasskeyNotFound           errorcodes.Code = "ADMIN_PASSKEY_NOT_FOUND 404 admin.passkey_not_found"
+	AdminLastSignInMethod          errorcodes.Code = "ADMIN_BAD_REQUEST_LAST_SIGNIN_METHOD 400 admin.last_signin_method"
 )
 
 // ErrorCodes returns the codes of the account engine, to be given to
@@ -130,18 +137,32 @@ func FederationErrorCodes() []errorcodes.Code {
 	}
 }
 
+// PasskeyErrorCodes returns the codes of passkeys, released after
+// FederationErrorCodes (servers list them after those).
+func PasskeyErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{
+		UserInvalidWebAuthnChallenge,
+		UserInvalidPasskeyCredentials,
+		UserPasskeyNotFound,
+		AdminInvalidWebAuthnChallenge,
+		AdminInvalidPasskeyCredentials,
+		AdminPasskeyNotFound,
+		AdminLastSignInMethod,
+	}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
 // Messages returns the translations of ErrorCodes, SecondFactorErrorCodes
-// and FederationErrorCodes, by locale.
+// FederationErrorCodes and PasskeyErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }
 
 // LaterErrorCodes returns the codes released after ErrorCodes and after
 // the posts' codes, in release order: servers list them last, so that
 // their list of codes only ever grows at its end.
 func LaterErrorCodes() []errorcodes.Code {
-	return append(SecondFactorErrorCodes(), FederationErrorCodes()...)
+	return append(append(SecondFactorErrorCodes(), FederationErrorCodes()...), PasskeyErrorCodes()...)
 }
 
 // AllErrorCodes returns every code of the account engine: ErrorCodes and

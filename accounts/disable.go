@@ -13,7 +13,7 @@ import (
 
 // DisableTOTP turns the owner's TOTP off, proven by a code: a TOTP code
 // (six digits) or one of its recovery codes, which is spent. The recovery
-// codes go too when no other second factor remains (none can yet). A
+// codes go too when no other second factor (a passkey) remains. A
 // wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was;
 // ErrMFANotEnabled means there is no confirmed TOTP.
 func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
@@ -28,7 +28,7 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 	if _, digits := normalizeTOTP(code); digits {
 		method = FactorTOTP
 	}
-	p, err := s.check(ctx, owner, SecondFactor{Method: method, Code: code})
+	p, err := s.check(ctx, owner, SecondFactor{Method: method, Code: code}, models.Binding{})
 	if wrongFactor(err) {
 		return nil, ErrInvalidTOTPCode
 	}
@@ -57,7 +57,7 @@ func (s *Service) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID,
 	if _, err := s.lockActive(ctx, tx, owner); err != nil {
 		return nil, err
 	}
-	if err := s.spend(ctx, tx, p, now); err != nil {
+	if err := s.spend(ctx, tx, p, now, o); err != nil {
 		return nil, err
 	}
 	gone, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), owner)

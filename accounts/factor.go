@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -18,21 +19,28 @@ type SecondFactor struct {
 	Method string
 	// Code is the TOTP or recovery code.
 	Code string
-	// ChallengeID names the passkey challenge an assertion answers (for
-	// FactorWebAuthn; passkeys are not built yet).
+	// ChallengeID names the passkey ceremony the assertion Credential
+	// answers (FactorWebAuthn): the JSON of the credential, as the
+	// browser's PublicKeyCredential.toJSON() gives it.
 	ChallengeID string
+	Credential  json.RawMessage
 }
 
 // proof is a second factor that matched and is not spent yet: spend marks
 // it used, in the transaction of what it authorises.
 type proof struct {
-	// method is models.MethodTOTP or MethodRecoveryCode.
+	// method is models.MethodTOTP, MethodRecoveryCode or MethodPasskey.
 	method string
 	// totp and step are the TOTP row and the step its code is of.
 	totp uuid.UUID
 	step int64
 	// code is the recovery code's row.
 	code uuid.UUID
+	// owner, passkey and where are the owner, the verified assertion and
+	// the ceremony's purpose of a passkey.
+	owner   uuid.UUID
+	passkey *assertion
+	where   string
 }
 
 // wrongFactor reports a second factor that did not match (or was spent
@@ -43,8 +51,9 @@ func wrongFactor(err error) bool {
 }
 
 // check matches f against the owner's second factors and returns what
-// spend needs, or the method's "invalid" error. Nothing is written.
-func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor) (*proof, error) {
+// spend needs, or the method's "invalid" error. Nothing is written, but a
+// passkey's ceremony (bound to b) is spent.
+func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor, b models.Binding) (*proof, error) {
 	switch f.Method {
 	case FactorTOTP:
 		return s.checkTOTP(ctx, owner, f.Code)
@@ -58,8 +67,7 @@ func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor) (*
 		}
 		return &proof{method: models.MethodRecoveryCode, code: id}, nil
 	case FactorWebAuthn:
-		// The hook of passkeys: until they exist no assertion verifies.
-		return nil, ErrInvalidWebAuthnResponse
+		return s.checkWebAuthn(ctx, owner, f, b)
 	}
 	return nil, ErrInvalidTOTPCode
 }
@@ -89,8 +97,13 @@ func (s *Service) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (
 
 // spend marks p used in tx by one conditional statement: a TOTP step not
 // later than the last one accepted, or a recovery code used meanwhile, is
-// the method's "invalid" error (a replay), and changes nothing.
-func (s *Service) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Time) error {
+// the method's "invalid" error (a replay), and changes nothing. A
+// passkey's use follows its counter rule (see usePasskey); o is the
+// request, for its warning event.
+func (s *Service) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Time, o Origin) error {
+	if p.method == models.MethodPasskey {
+		return s.spendPasskey(ctx, tx, p, o)
+	}
 	if p.method == models.MethodRecoveryCode {
 		ok, err := s.Factors.UseRecoveryCode(ctx, tx, p.code, now)
 		if err == nil && !ok {

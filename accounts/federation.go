@@ -52,9 +52,6 @@ var (
 	ErrSignupDisabled      = errors.New("accounts: signup disabled for this provider")
 	ErrInvalidOIDCCode     = errors.New("accounts: invalid oidc result code")
 	ErrIdentityNotFound    = errors.New("accounts: identity not found")
-	// ErrLastSignInMethod: a change that would leave the account no way
-	// to sign in.
-	ErrLastSignInMethod = errors.New("accounts: last sign-in method")
 )
 
 // The lifetimes of a flow (from its start to its callback) and of its

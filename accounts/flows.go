@@ -313,14 +313,20 @@ func (s *Service) PurgeExpired(ctx context.Context) (int64, error) {
 // expired (its failures are in the security events).
 const challengeRetention = time.Hour
 
-// PurgeChallenges deletes the login challenges of every owner type that
-// expired more than an hour ago, and returns how many.
+// PurgeChallenges deletes the login challenges and WebAuthn challenges of
+// every owner type that expired more than an hour ago, and returns how
+// many.
 func (s *Service) PurgeChallenges(ctx context.Context) (int64, error) {
-	n, err := s.Challenges.Purge(ctx, s.DB, s.Now().Add(-challengeRetention), 1000)
+	before := s.Now().Add(-challengeRetention)
+	n, err := s.Challenges.Purge(ctx, s.DB, before, 1000)
 	if err != nil {
 		return n, fmt.Errorf("purge login challenges: %w", err)
 	}
-	return n, nil
+	m, err := s.Ceremonies.Purge(ctx, s.DB, before, 1000)
+	if err != nil {
+		return n + m, fmt.Errorf("purge webauthn challenges: %w", err)
+	}
+	return n + m, nil
 }
 
 // clientOf converts a stored client name.

@@ -23,22 +23,6 @@ func (s *Service) ListIdentities(ctx context.Context, owner uuid.UUID) ([]models
 	return s.Identities.ByUser(ctx, s.DB, owner)
 }
 
-// signInMethods counts the ways the locked owner acc can sign in on its
-// own: its password, and each identity at a provider (passkeys will count
-// here too). It is the one rule of "the last sign-in method": a change
-// that would leave none is refused with ErrLastSignInMethod.
-func (s *Service) signInMethods(ctx context.Context, tx *sqlx.Tx, acc *models.Account) (int, error) {
-	n := 0
-	if acc.HasPassword {
-		n++
-	}
-	if s.Kind.Type != Users.Type {
-		return n, nil
-	}
-	ids, err := s.Identities.Count(ctx, tx, acc.ID)
-	return n + ids, err
-}
-
 // Unlink removes the owner's identity id, in the owner's session, unless
 // it is the owner's last way to sign in (ErrLastSignInMethod). ErrIdentity
 // NotFound means the owner has no such identity. The owner is mailed.
@@ -80,7 +64,7 @@ func (s *Service) unlink(ctx context.Context, owner, id, session uuid.UUID, o Or
 		if data == nil {
 			if n, err := s.signInMethods(ctx, tx, acc); err != nil {
 				return err
-			} else if n == 0 {
+			} else if n.Count() == 0 {
 				return ErrLastSignInMethod
 			}
 			data = map[string]any{}

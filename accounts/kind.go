@@ -20,6 +20,23 @@ type Codes struct {
 	// SecondFactor are the codes of the second factor and of
 	// re-authentication.
 	SecondFactor SecondFactorCodes
+	// Passkey are the codes of passkeys.
+	Passkey PasskeyCodes
+}
+
+// PasskeyCodes are the codes of an owner type's passkeys.
+type PasskeyCodes struct {
+	// InvalidChallenge: a challengeId that names no ceremony issued for
+	// this registration or login.
+	InvalidChallenge errorcodes.Code
+	// InvalidCredentials refuses every passkey login whose answer does
+	// not verify, whatever the reason, so that nothing tells whether the
+	// credential exists.
+	InvalidCredentials errorcodes.Code
+	NotFound           errorcodes.Code
+	// LastSignInMethod refuses a removal that would leave the owner no
+	// way to sign in.
+	LastSignInMethod errorcodes.Code
 }
 
 // SecondFactorCodes are the codes of an owner type's second factor.
@@ -82,6 +99,8 @@ var Users = Kind{
 			InvalidWebAuthnResponse: UserInvalidWebAuthnResponse, TOTPAlreadyEnabled: UserTOTPAlreadyEnabled,
 			TOTPNotPending: UserTOTPNotPending, MFANotEnabled: UserMFANotEnabled,
 		},
+		Passkey: PasskeyCodes{InvalidChallenge: UserInvalidWebAuthnChallenge, InvalidCredentials: UserInvalidPasskeyCredentials,
+			NotFound: UserPasskeyNotFound, LastSignInMethod: UserLastSignInMethod},
 	},
 }
 
@@ -105,5 +124,7 @@ var Admins = Kind{
 			InvalidWebAuthnResponse: AdminInvalidWebAuthnResponse, TOTPAlreadyEnabled: AdminTOTPAlreadyEnabled,
 			TOTPNotPending: AdminTOTPNotPending, MFANotEnabled: AdminMFANotEnabled,
 		},
+		Passkey: PasskeyCodes{InvalidChallenge: AdminInvalidWebAuthnChallenge, InvalidCredentials: AdminInvalidPasskeyCredentials,
+			NotFound: AdminPasskeyNotFound, LastSignInMethod: AdminLastSignInMethod},
 	},
 }

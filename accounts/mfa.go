@@ -47,9 +47,9 @@ func DefaultMFASettings() MFASettings {
 var errNoDataKey = errors.New("accounts: no data-encryption key for the second factor")
 
 // factorsEnabled reports whether an owner with factors has a second factor
-// its password and identity-provider logins must pass: a confirmed TOTP
-// (passkeys will count too).
-func factorsEnabled(f models.Factors) bool { return f.TOTPConfirmedAt != nil }
+// its password and identity-provider logins must pass: a confirmed TOTP,
+// or a passkey (as the derived mfa_enabled of an account says).
+func factorsEnabled(f models.Factors) bool { return f.TOTPConfirmedAt != nil || f.Passkeys > 0 }
 
 // factorMethods lists the second factors an owner with f can use now.
 func factorMethods(f models.Factors) []string {
@@ -59,6 +59,9 @@ func factorMethods(f models.Factors) []string {
 	}
 	if factorsEnabled(f) && f.RecoveryCodesRemaining > 0 {
 		methods = append(methods, FactorRecoveryCode)
+	}
+	if f.Passkeys > 0 {
+		methods = append(methods, FactorWebAuthn)
 	}
 	return methods
 }
@@ -70,7 +73,7 @@ type MFAStatus struct {
 	Methods                []string
 	TOTPConfirmedAt        *time.Time
 	RecoveryCodesRemaining int
-	// Passkeys counts the owner's passkeys (none until they exist).
+	// Passkeys counts the owner's passkeys.
 	Passkeys int
 }
 
@@ -81,7 +84,7 @@ func (s *Service) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, erro
 		return nil, err
 	}
 	return &MFAStatus{Enabled: factorsEnabled(f), Methods: factorMethods(f), TOTPConfirmedAt: f.TOTPConfirmedAt,
-		RecoveryCodesRemaining: f.RecoveryCodesRemaining}, nil
+		RecoveryCodesRemaining: f.RecoveryCodesRemaining, Passkeys: f.Passkeys}, nil
 }
 
 // ReauthMethods lists how the owner can re-authenticate now: its password

@@ -36,11 +36,13 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	if f == nil {
 		err = s.checkPassword(ctx, acc, password, o)
 	} else {
-		p, err = s.check(ctx, owner, *f)
+		b := models.Binding{Purpose: models.CeremonyReauthenticate, OwnerID: &owner, Session: &session}
+		p, err = s.check(ctx, owner, *f, b)
 	}
 	var sess *models.Session
 	if err == nil {
 		sess, err = s.reassure(ctx, acc, session, p, o)
+		s.passkeyRefused(ctx, p, err, o)
 	}
 	if f != nil && wrongFactor(err) {
 		data := map[string]any{"context": "reauthenticate"}
@@ -84,7 +86,7 @@ func (s *Service) reassure(ctx context.Context, acc *models.Account, session uui
 		}
 		method, level := models.MethodPassword, int16(1)
 		if p != nil {
-			if err := s.spend(ctx, tx, p, now); err != nil {
+			if err := s.spend(ctx, tx, p, now, o); err != nil {
 				return err
 			}
 			method, level = p.method, 2

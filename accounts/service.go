@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
@@ -197,6 +198,14 @@ type Service struct {
 	// ProviderName, when set, gives the label of an identity provider id
 	// for the mails ("Google" for google).
 	ProviderName func(id string) string
+	// WebAuthn is the relying party of passkeys; nil makes every passkey
+	// ceremony ErrPasskeysUnavailable (listing, renaming and removing
+	// still work).
+	WebAuthn *webauthn.WebAuthn
+	// Passkeys stores the passkeys and the owners' WebAuthn user handles.
+	Passkeys models.PasskeyStore
+	// Ceremonies stores the server's half of WebAuthn ceremonies.
+	Ceremonies models.CeremonyStore
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -218,6 +227,8 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		Challenges: models.ChallengeStore{}.Prepared(db),
 		Factors:    models.FactorStore{}.Prepared(db),
 		Identities: models.IdentityStore{}.Prepared(db),
+		Passkeys:   models.PasskeyStore{}.Prepared(db),
+		Ceremonies: models.CeremonyStore{}.Prepared(db),
 	}
 }
 

@@ -44,12 +44,14 @@ func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Orig
 	if err := s.slowed(ctx, acc, o); err != nil {
 		return nil, err
 	}
-	p, err := s.check(ctx, acc.ID, f)
+	b := models.Binding{Purpose: models.CeremonySecondFactor, OwnerID: &acc.ID, LoginChallenge: &ch.ID}
+	p, err := s.check(ctx, acc.ID, f, b)
 	if err == nil {
 		var iss *Issued
 		if iss, err = s.finish(ctx, ch, acc, p, o); err == nil {
 			return iss, nil
 		}
+		s.passkeyRefused(ctx, p, err, o)
 	}
 	if wrongFactor(err) {
 		return nil, s.failChallenge(ctx, ch, acc, f.Method, o, err)
@@ -77,7 +79,7 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 		if !ok {
 			return ErrInvalidMFAToken // completed, burnt or voided meanwhile
 		}
-		if err := s.spend(ctx, tx, p, now); err != nil {
+		if err := s.spend(ctx, tx, p, now, o); err != nil {
 			return err
 		}
 		out, err = s.openSession(ctx, tx, grant{

@@ -92,6 +92,7 @@ const (
 	RateToken    RateClass = "token"    // actions that redeem a one-time token
 	RateMFA      RateClass = "mfa"      // second factors and re-authentication
 	RateOIDC     RateClass = "oidc"     // sign-in through identity providers
+	RatePasskey  RateClass = "passkey"  // passwordless logins with a passkey
 )
 
 // StatusCoder is implemented by results whose success status depends on the

@@ -34,6 +34,8 @@ func (f *field) coerce(raw any) (reflect.Value, *errorcodes.FieldError) {
 		return f.coerceNumber(raw)
 	case kindUUID:
 		return coerceUUID(raw)
+	case kindObject:
+		return coerceObject(raw)
 	}
 	panic("framework: unreachable argument kind")
 }
@@ -104,6 +106,22 @@ func coerceUUID(raw any) (reflect.Value, *errorcodes.FieldError) {
 		return reflect.Value{}, fieldErr("type_uuid", "must be a UUID")
 	}
 	return reflect.ValueOf(id), nil
+}
+
+// coerceObject accepts a JSON object of the body, which the decoder has
+// read into a map (numbers kept as written), and re-encodes it as the
+// field's json.RawMessage. A string is refused even when it holds JSON: a
+// query string or a form cannot carry an object.
+func coerceObject(raw any) (reflect.Value, *errorcodes.FieldError) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return reflect.Value{}, fieldErr("not_object", "must be a JSON object")
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return reflect.Value{}, fieldErr("not_object", "must be a JSON object")
+	}
+	return reflect.ValueOf(json.RawMessage(b)), nil
 }
 
 // set stores a coerced value into the field of the argument struct,

@@ -32,7 +32,9 @@
 //	                     in Config.Rules
 //
 // Supported field types are string, bool, the integer and float types,
-// uuid.UUID, and pointers to them (nil when absent). A string becomes a
+// uuid.UUID, and pointers to them (nil when absent), and json.RawMessage
+// for an argument that is a JSON object (only a JSON body can carry one;
+// the field receives the object re-encoded). A string becomes a
 // number or boolean only where one is declared: "42" fills an int, while 42
 // given for a string is refused.
 //

@@ -59,6 +59,9 @@ func (g *openAPIGen) argSchema(a ArgInfo, inBody bool) Schema {
 	if a.Lenient {
 		notes = append(notes, "a value that is not usable counts as absent")
 	}
+	if a.Type == "object" {
+		notes = append(notes, "a JSON object: only a JSON body can carry it")
+	}
 	if len(notes) > 0 {
 		s["description"] = strings.Join(notes, "; ")
 	}

@@ -22,6 +22,7 @@ const (
 	kindUint
 	kindFloat
 	kindUUID
+	kindObject
 )
 
 var uuidType = reflect.TypeOf(uuid.UUID{})
@@ -29,7 +30,7 @@ var uuidType = reflect.TypeOf(uuid.UUID{})
 // ArgInfo describes one declared argument, for documentation generators.
 type ArgInfo struct {
 	Name     string
-	Type     string // "string", "boolean", "integer", "number" or "uuid"
+	Type     string // "string", "boolean", "integer", "number", "uuid" or "object"
 	Required bool
 	Nullable bool // a pointer field: absent stays nil
 	Default  string
@@ -153,6 +154,9 @@ func compileField(t reflect.Type, sf reflect.StructField, name string, rules map
 func kindOf(t reflect.Type, where string) (argKind, int, string) {
 	if t == uuidType {
 		return kindUUID, 0, "uuid"
+	}
+	if t == rawMessageType {
+		return kindObject, 0, "object"
 	}
 	switch t.Kind() {
 	case reflect.String:

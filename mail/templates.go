@@ -25,8 +25,8 @@ import (
 const (
 	PasswordReset = "password_reset"
 	EmailVerify   = "email_verify"
-	// Notices of changes to the second factor: they carry no link and no
-	// secret.
+	// Notices of changes to the second factor and the passkeys: they
+	// carry no link and no secret.
 	MFAEnabled       = "mfa_enabled"
 	MFADisabled      = "mfa_disabled"
 	RecoveryCodeUsed = "recovery_code_used"
@@ -35,12 +35,14 @@ const (
 	// the account: they name the provider (Message.Provider).
 	IdentityLinked   = "identity_linked"
 	IdentityUnlinked = "identity_unlinked"
+	PasskeyAdded     = "passkey_added"
+	PasskeyRemoved   = "passkey_removed"
 )
 
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
-	IdentityLinked, IdentityUnlinked}
+	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved}
 
 //go:embed templates
 var embedded embed.FS

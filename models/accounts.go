@@ -119,10 +119,11 @@ func derivedAccountColumns(t OwnerTables, q string) string {
 
 // secondFactorSQL is true when the owner of t whose id is the SQL
 // expression owner has a confirmed second factor: the one place that
-// says what counts as one (a confirmed TOTP secret).
+// says what counts as one (a confirmed TOTP secret, or a passkey).
 func secondFactorSQL(t OwnerTables, owner string) string {
-	return `EXISTS (SELECT 1 FROM mfa_totp f WHERE f.owner_type = '` + t.Type + `' AND f.owner_id = ` + owner + `
-		AND f.confirmed_at IS NOT NULL)`
+	return `(EXISTS (SELECT 1 FROM mfa_totp f WHERE f.owner_type = '` + t.Type + `' AND f.owner_id = ` + owner + `
+		AND f.confirmed_at IS NOT NULL) OR EXISTS (SELECT 1 FROM webauthn_credentials w
+		WHERE w.owner_type = '` + t.Type + `' AND w.owner_id = ` + owner + `))`
 }
 
 // AccountStore reads and writes the accounts of one owner type. Its SQL is

@@ -104,5 +104,20 @@ func (s EventStore) QueryTable() (total, prepared int) {
 	return len(queriesOf(&eventQueries)), preparedOf(s.q)
 }
 
+// QueryTable: see SessionStore.QueryTable.
+func (s PasskeyStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&passkeyQueries)), preparedOf(s.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (s CeremonyStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&ceremonyQueries)), preparedOf(s.q)
+}
+
+// QueryTable: see SessionStore.QueryTable.
+func (s FactorStore) QueryTable() (total, prepared int) {
+	return len(queriesOf(&factorQueries)), preparedOf(s.q)
+}
+
 // QueriesOf exposes queriesOf to the tests.
 func QueriesOf(table any) []string { return queriesOf(table) }

@@ -45,6 +45,8 @@ type Factors struct {
 	TOTPConfirmedAt *time.Time `db:"totp_confirmed_at"`
 	// RecoveryCodesRemaining counts its unused recovery codes.
 	RecoveryCodesRemaining int `db:"recovery_codes_remaining"`
+	// Passkeys counts its passkeys.
+	Passkeys int `db:"passkeys"`
 }
 
 const totpColumns = `id, owner_type, owner_id, secret_ciphertext, secret_nonce, confirmed_at, last_used_step, created_at, updated_at`
@@ -59,7 +61,8 @@ var factorQueries = struct {
 	factors: `SELECT
 		(SELECT confirmed_at FROM mfa_totp WHERE owner_type = $1 AND owner_id = $2) AS totp_confirmed_at,
 		(SELECT count(*) FROM mfa_recovery_codes WHERE owner_type = $1 AND owner_id = $2 AND used_at IS NULL)
-			AS recovery_codes_remaining`,
+			AS recovery_codes_remaining,
+		(SELECT count(*) FROM webauthn_credentials WHERE owner_type = $1 AND owner_id = $2) AS passkeys`,
 	totp:    `SELECT ` + totpColumns + ` FROM mfa_totp WHERE owner_type = $1 AND owner_id = $2`,
 	anyTOTP: `SELECT ` + totpColumns + ` FROM mfa_totp ORDER BY id LIMIT $1`,
 	// A pending secret replaces an earlier pending one; a confirmed one is

@@ -23,7 +23,8 @@ import (
 )
 
 var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp", "oidc_flows",
-	"posts", "security_events", "signing_keys", "user_identities", "user_sessions", "users"}
+	"posts", "security_events", "signing_keys", "user_identities", "user_sessions", "users", "webauthn_challenges",
+	"webauthn_credentials", "webauthn_user_handles"}
 
 // checkSchema verifies that the migration is recorded once, clean, and that
 // every table exists.

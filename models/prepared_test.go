@@ -274,6 +274,9 @@ func TestEveryStoreQueryPrepares(t *testing.T) {
 		"posts":          models.PostStore{}.Prepared(db),
 		"tokens":         models.TokenStore{}.Prepared(db),
 		"events":         models.EventStore{}.Prepared(db),
+		"factors":        models.FactorStore{}.Prepared(db),
+		"passkeys":       models.PasskeyStore{}.Prepared(db),
+		"ceremonies":     models.CeremonyStore{}.Prepared(db),
 	}
 	for name, s := range stores {
 		total, prepared := s.QueryTable()

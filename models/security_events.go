@@ -41,6 +41,12 @@ const (
 	EventIdentityLinked      = "identity_linked"
 	EventIdentityUnlinked    = "identity_unlinked"
 	EventIdentityLoginFailed = "identity_login_failed"
+	// Passkeys.
+	EventPasskeyAdded   = "passkey_added"
+	EventPasskeyRemoved = "passkey_removed"
+	// EventPasskeyWarning records a use whose signature counter did not
+	// advance (a synced passkey, or a cloned authenticator).
+	EventPasskeyWarning = "passkey_warning"
 )
 
 // SecurityEvent is a row of security_events: one change to an owner's

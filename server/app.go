@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/gomodule/redigo/redis"
 	"github.com/jmoiron/sqlx"
 	goredis "github.com/redis/go-redis/v9"
@@ -54,10 +56,12 @@ type app struct {
 	admins   *accounts.Service
 	// federation signs users in through identity providers.
 	federation *accounts.Federation
-	posts      *posts.Service
-	rc         *goredis.Client
-	emitter    events.Emitter
-	mailer     *mail.Mailer
+	// webauthn is the relying party of passkeys, nil when they are off.
+	webauthn *webauthn.WebAuthn
+	posts    *posts.Service
+	rc       *goredis.Client
+	emitter  events.Emitter
+	mailer   *mail.Mailer
 	// socketSweep is the period of the socket session sweep; zero means
 	// events.DefaultSessionSweep. Tests shorten it.
 	socketSweep time.Duration
@@ -76,6 +80,11 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 	}
 	if cfg.staleHashWait {
 		log.Warn("PASSWORD_HASH_MAX_WAIT is no longer read: a hash waits in a queue bounded by PASSWORD_HASH_QUEUE")
+	}
+	if cfg.WebAuthn == nil {
+		log.Warn("passkeys are off: " + cfg.webauthnOff)
+	} else {
+		log.Info("passkeys", "rpId", cfg.WebAuthn.RPID, "origins", strings.Join(append(cfg.WebAuthn.Origins, cfg.WebAuthn.AppOrigins...), ","))
 	}
 	if cfg.SMTP == nil && cfg.production() {
 		log.Warn("SMTP_URL is not set: no mail can be sent; password reset and e-mail verification requests answer 503")
@@ -157,6 +166,11 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 		a.mailer.Sender = &mail.SMTPSender{Config: *cfg.SMTP, From: cfg.MailFrom}
 	case !cfg.production():
 		a.mailer.Sender = mail.LogSender{Log: log}
+	}
+	if cfg.WebAuthn != nil {
+		if a.webauthn, err = accounts.NewRelyingParty(*cfg.WebAuthn); err != nil {
+			return nil, fmt.Errorf("WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS: %w", err)
+		}
 	}
 	a.users = a.newAccounts(accounts.Users)
 	a.admins = a.newAccounts(accounts.Admins)

@@ -83,6 +83,10 @@ type config struct {
 	ReauthMaxAge time.Duration
 	// OIDC configures sign-in through identity providers.
 	OIDC oidcSettings
+	// WebAuthn is the relying party of passkeys; nil when passkeys are
+	// off, for the reason in webauthnOff.
+	WebAuthn    *accounts.WebAuthnSettings
+	webauthnOff string
 	// generatedSecret records that AccessTokenSecret was generated for this
 	// process, so that start-up can warn about it; generatedDataKey the
 	// same of DataKey.
@@ -184,6 +188,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	p.mailConfig(c)
 	p.mfaConfig(c)
 	p.oidcConfig(c)
+	p.webauthnConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}

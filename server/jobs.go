@@ -49,7 +49,7 @@ func (a *app) jobs() []queues.Job {
 			if err != nil {
 				return err
 			}
-			a.log.Info("purged expired login challenges", "deleted", n)
+			a.log.Info("purged expired login and WebAuthn challenges", "deleted", n)
 			if n, err = a.federation.PurgeFlows(ctx); err == nil {
 				a.log.Info("purged expired identity-provider flows", "deleted", n)
 			}

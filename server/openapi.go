@@ -37,6 +37,7 @@ func openAPIInfo(cfg *config, catalog *errorcodes.Catalog) framework.OpenAPIInfo
 				"enum":        catalog.Locales(),
 				"description": "a configured locale, matched without regard to case (zh-tw becomes zh-TW)",
 			},
+			"passkeyName": {"description": "no control characters"},
 		},
 		Routes:       plainRoutes(cfg.MetricsAddr == ""),
 		ErrorDetails: errorDetails(),

@@ -32,6 +32,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
 	s.MFA = a.cfg.MFA
+	s.WebAuthn = a.webauthn
 	s.Notices = a.mailer
 	s.RefreshOutcome = func(outcome string) {
 		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
@@ -113,6 +114,8 @@ func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.
 	framework.Register(fw, &v1.AdminResetUserMFA{Users: users})
 	framework.Register(fw, &v1.AdminUserIdentities{Users: users})
 	framework.Register(fw, &v1.AdminUnlinkIdentity{Users: users})
+	framework.Register(fw, &v1.AdminUserPasskeys{Users: users})
+	framework.Register(fw, &v1.AdminRemoveUserPasskey{Users: users})
 	for _, change := range v1.UserChanges() {
 		framework.Register(fw, &v1.AdminChangeUser{Users: users, Change: change})
 	}
@@ -150,6 +153,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
 		registerMFAActions(fw, svc, cookies)
+		registerPasskeyActions(fw, svc, cookies)
 	}
 	framework.Register(fw, &v1.Sessions{Accounts: users})
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})

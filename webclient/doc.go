@@ -8,6 +8,7 @@
 //	/client/mfa.js                 the second factor: MfaRequired, client.mfa, re-authentication
 //	/client/session.js             the access token in memory, single-flight refresh across tabs
 //	/client/live.js                socket.io with the current access token
+//	/client/passkeys.js            passkeys: login, registration, second factor, re-authentication
 //	/client/socket.io.esm.min.js   socket.io-client 4.8.1 (MIT), vendored from npm unchanged
 //	/client/socket.io-client.LICENSE.txt  its license
 //

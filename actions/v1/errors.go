@@ -19,6 +19,9 @@ func AccountError(kind accounts.Kind, err error) error {
 	if e := secondFactorError(kind, err); e != nil {
 		return e
 	}
+	if e := passkeyError(kind, err); e != nil {
+		return e
+	}
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return c.InvalidCredentials.New()
@@ -105,6 +108,30 @@ func secondFactorError(kind accounts.Kind, err error) *errorcodes.Error {
 		return c.TOTPNotPending.New()
 	case errors.Is(err, accounts.ErrMFANotEnabled):
 		return c.MFANotEnabled.New()
+	}
+	return nil
+}
+
+// passkeyError maps the failures of passkeys to kind's codes, or returns
+// nil.
+func passkeyError(kind accounts.Kind, err error) *errorcodes.Error {
+	c := kind.Codes.Passkey
+	switch {
+	case errors.Is(err, accounts.ErrMalformedCredential):
+		return errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
+			"credential": {Code: "webauthn_credential",
+				Message: "must be the credential's JSON object, as PublicKeyCredential.toJSON() gives it (binary members in base64url)"},
+		})
+	case errors.Is(err, accounts.ErrPasskeysUnavailable):
+		return errorcodes.ServiceUnavailable.New()
+	case errors.Is(err, accounts.ErrInvalidWebAuthnChallenge):
+		return c.InvalidChallenge.New()
+	case errors.Is(err, accounts.ErrInvalidPasskeyCredentials):
+		return c.InvalidCredentials.New()
+	case errors.Is(err, accounts.ErrPasskeyNotFound):
+		return c.NotFound.New()
+	case errors.Is(err, accounts.ErrLastSignInMethod):
+		return c.LastSignInMethod.New()
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -20,12 +21,14 @@ type MFAVerify struct {
 }
 
 // MFAVerifyArgs are the arguments of MFAVerify: the handle, the method and
-// its code (challengeId is for passkeys, which are not built yet).
+// its code, or for a passkey (webauthn) the ceremony of
+// V1MFAWebAuthnOptions and the assertion's JSON.
 type MFAVerifyArgs struct {
-	MFAToken    string `arg:"mfaToken,secret" validate:"required,max=1024"`
-	Method      string `arg:"method" mod:"trim,lower" validate:"required,oneof=totp|recovery_code|webauthn"`
-	Code        string `arg:"code,secret" validate:"max=64"`
-	ChallengeID string `arg:"challengeId" validate:"max=64"`
+	MFAToken    string          `arg:"mfaToken,secret" validate:"required,max=1024"`
+	Method      string          `arg:"method" mod:"trim,lower" validate:"required,oneof=totp|recovery_code|webauthn"`
+	Code        string          `arg:"code,secret" validate:"max=64"`
+	ChallengeID string          `arg:"challengeId" validate:"max=64"`
+	Credential  json.RawMessage `arg:"credential,secret"`
 	// DeviceToken is as in LoginArgs: the login completes here.
 	DeviceToken string `arg:"deviceToken,lenient,secret"`
 }
@@ -57,7 +60,7 @@ func (a *MFAVerify) Spec() action.Spec {
 
 // Run completes the login.
 func (a *MFAVerify) Run(ctx context.Context, req *action.Request, in *MFAVerifyArgs) (*MFAVerifyResult, error) {
-	f := accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID}
+	f := accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID, Credential: in.Credential}
 	iss, err := a.Accounts.Verify(ctx, in.MFAToken, f, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
@@ -73,18 +76,20 @@ func (a *MFAVerify) Run(ctx context.Context, req *action.Request, in *MFAVerifyA
 
 // Reauthenticate proves again, in the caller's session, that the owner is
 // there ("sudo mode"), with exactly one of: its password, or a method and
-// its code. The session's authentication time becomes now; a second
-// factor also raises its level to 2.
+// its code (for webauthn: the ceremony of V1ReauthenticateOptions and the
+// assertion). The session's authentication time becomes now; a second
+// factor (a passkey included) also raises its level to 2.
 type Reauthenticate struct {
 	Accounts *accounts.Service
 }
 
 // ReauthenticateArgs are the arguments of Reauthenticate.
 type ReauthenticateArgs struct {
-	Password    string `arg:"password,secret" validate:"max=1024"`
-	Method      string `arg:"method" mod:"trim,lower" validate:"oneof=totp|recovery_code|webauthn"`
-	Code        string `arg:"code,secret" validate:"max=64"`
-	ChallengeID string `arg:"challengeId" validate:"max=64"`
+	Password    string          `arg:"password,secret" validate:"max=1024"`
+	Method      string          `arg:"method" mod:"trim,lower" validate:"oneof=totp|recovery_code|webauthn"`
+	Code        string          `arg:"code,secret" validate:"max=64"`
+	ChallengeID string          `arg:"challengeId" validate:"max=64"`
+	Credential  json.RawMessage `arg:"credential,secret"`
 }
 
 // ReauthenticateResult is the caller's session as it now is.
@@ -114,7 +119,7 @@ func (a *Reauthenticate) Run(ctx context.Context, req *action.Request, in *Reaut
 			"password": {Code: "one_of_password_method", Message: "give exactly one of password and method"},
 		})
 	case in.Method != "":
-		f = &accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID}
+		f = &accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID, Credential: in.Credential}
 	}
 	sess, err := a.Accounts.Reauthenticate(ctx, req.Caller.ID, req.Caller.Session, in.Password, f, Origin(req))
 	if err != nil {

@@ -1,6 +1,8 @@
 package v1
 
 import (
+	"unicode"
+
 	"github.com/invopop/validation"
 
 	"github.com/actionkit/actionkit/auth"
@@ -8,12 +10,28 @@ import (
 )
 
 // Rules are the named validation rules the v1 actions use in their
-// declarations ("password", "locale"); pass them to framework.Config.Rules.
+// declarations ("password", "locale", "passkeyName"); pass them to
+// framework.Config.Rules.
 func Rules(catalog *errorcodes.Catalog) map[string]validation.Rule {
 	return map[string]validation.Rule{
-		"password": passwordRule{},
-		"locale":   localeRule{catalog},
+		"password":    passwordRule{},
+		"locale":      localeRule{catalog},
+		"passkeyName": displayNameRule{},
 	}
+}
+
+// displayNameRule refuses control characters (NUL included, which
+// PostgreSQL cannot store) in a name shown in lists.
+type displayNameRule struct{}
+
+func (displayNameRule) Validate(v any) error {
+	s, _ := v.(string)
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return validation.NewError("control_characters", "must not contain control characters")
+		}
+	}
+	return nil
 }
 
 // Mods are the named modifiers the v1 actions use ("locale", which turns a

@@ -10,6 +10,7 @@
 //   ak.socket({ rooms: ["FEED"] }).on("POST_PUBLISHED", (p) => console.log(p.title));
 //
 // Refreshes are single-flight across every tab of the origin: see session.js.
+// Passkeys (login, registration, second factor): see passkeys.js.
 
 import { Session, decodeClaims } from "./session.js";
 import { LiveSocket } from "./live.js";
@@ -137,17 +138,13 @@ export class ActionkitClient extends EventTarget {
   }
 
   /**
-   * Finishes a login that resolved an MfaRequired, with one of its methods.
-   * A wrong code rejects (USER_BAD_REQUEST_INVALID_TOTP_CODE, ..._RECOVERY_CODE)
-   * and may be tried again until the handle burns
-   * (USER_BAD_REQUEST_INVALID_MFA_TOKEN: log in again).
-   * @param {string} mfaToken from the MfaRequired.
-   * @param {string} method "totp" or "recovery_code".
-   * @param {string} code
+   * Finishes a login that resolved an MfaRequired: method "totp" or
+   * "recovery_code" and its code. A wrong code rejects and may be tried
+   * again until the handle burns (..._INVALID_MFA_TOKEN: log in again).
    * @returns {Promise<object>} the user.
    */
   verifyMfa(mfaToken, method, code) {
-    return this.#enter(this.#actions + "mfa/verify", { mfaToken, method, code }, "login");
+    return this.loginWith("mfa/verify", { mfaToken, method, code });
   }
 
   /**
@@ -169,15 +166,30 @@ export class ActionkitClient extends EventTarget {
    *   const codes = await ak.withReauthentication(() => ak.mfa.regenerateRecoveryCodes(),
    *     (methods, error) => askTheUser(methods, error)); // {password} | {method, code} | null
    *
-   * @template T
-   * @param {() => Promise<T>} fn the sensitive call(s).
-   * @param {(methods: string[], error: Error|null) => Promise<object|null>} prompt
-   *   gets the methods the owner can use and the previous proof's error,
-   *   and resolves a proof, or null to give up (fn's error is thrown).
-   * @returns {Promise<T>}
+   * prompt gets the methods the owner can use and the previous proof's
+   * error, and resolves a proof, or null to give up (fn's error is thrown).
    */
   withReauthentication(fn, prompt) {
     return retryAfterReauthentication((proof) => this.reauthenticate(proof), fn, prompt);
+  }
+
+  /**
+   * Finishes a login through another action of the owner type, such as
+   * "passkeys/login" or "mfa/verify" (see passkeys.js), as login() does.
+   * @param {string} action the path after /v1/users/ (or /v1/admins/).
+   * @param {object} args
+   * @returns {Promise<object>} the owner.
+   */
+  loginWith(action, args) {
+    return this.#enter(this.#actions + action, args, "login");
+  }
+
+  /**
+   * Calls a public action without the access token, such as
+   * "/v1/users/passkeys/loginoptions"; resolves the success body.
+   */
+  call(path, args = {}) {
+    return this.#send(path, args, null);
   }
 
   /** Ends this browser's session; every tab of the origin logs out. */

@@ -1,0 +1,217 @@
+package accounts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/actionkit/actionkit/mail"
+	"github.com/actionkit/actionkit/models"
+)
+
+// DefaultPasskeyName names a passkey registered without a name.
+const DefaultPasskeyName = "Passkey"
+
+// knownTransports are the transports a passkey may record; a client's
+// other values are dropped.
+var knownTransports = []string{"usb", "nfc", "ble", "smart-card", "hybrid", "internal"}
+
+// ListPasskeys returns the owner's passkeys, newest first.
+func (s *Service) ListPasskeys(ctx context.Context, owner uuid.UUID) ([]models.Passkey, error) {
+	return s.Passkeys.List(ctx, s.DB, string(s.Kind.Type), owner)
+}
+
+// PasskeyRegisterOptions starts the registration of a passkey by the owner
+// in its session: a discoverable credential, user verification required,
+// no attestation, the owner's passkeys excluded.
+func (s *Service) PasskeyRegisterOptions(ctx context.Context, owner, session uuid.UUID) (*WebAuthnOptions, error) {
+	if s.WebAuthn == nil {
+		return nil, ErrPasskeysUnavailable
+	}
+	user, err := s.webauthnOwner(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	exclude := webauthn.Credentials(user.WebAuthnCredentials()).CredentialDescriptors()
+	creation, data, err := s.WebAuthn.BeginRegistration(user, webauthn.WithExclusions(exclude),
+		webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
+	if err != nil {
+		return nil, err
+	}
+	b := models.Binding{Purpose: models.CeremonyRegister, OwnerID: &owner, Session: &session}
+	return s.beginCeremony(ctx, b, creation.Response, data)
+}
+
+// RegisterPasskey finishes a registration begun by PasskeyRegisterOptions
+// in the same session: credential is the JSON of the created credential,
+// name its name (DefaultPasskeyName when empty). An answer that does not
+// verify, or a credential id registered already, is
+// ErrInvalidWebAuthnResponse; a challenge id not issued for this
+// registration ErrInvalidWebAuthnChallenge.
+func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID, challengeID string, credential json.RawMessage, name string, o Origin) (*models.Passkey, error) {
+	ccr, err := decodeCreation(credential)
+	if err != nil {
+		return nil, err
+	}
+	if s.WebAuthn == nil {
+		return nil, ErrPasskeysUnavailable
+	}
+	b := models.Binding{Purpose: models.CeremonyRegister, OwnerID: &owner, Session: &session}
+	data, err := s.spendCeremony(ctx, challengeID, b)
+	switch {
+	case errors.Is(err, errCeremonyUnknown):
+		return nil, ErrInvalidWebAuthnChallenge
+	case errors.Is(err, errCeremonyDead):
+		return nil, ErrInvalidWebAuthnResponse
+	case err != nil:
+		return nil, err
+	}
+	user, err := s.webauthnOwner(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := ccr.Parse()
+	if err != nil {
+		return nil, ErrInvalidWebAuthnResponse
+	}
+	cred, err := s.WebAuthn.CreateCredential(user, *data, parsed)
+	if err != nil {
+		s.Log.Info("passkey registration refused", "ownerId", owner.String(), "reason", webauthnReason(err))
+		return nil, ErrInvalidWebAuthnResponse
+	}
+	return s.addPasskey(ctx, owner, passkeyOf(cred, string(s.Kind.Type), owner, name, s.Now()), o)
+}
+
+// addPasskey stores p with its event, and mails the owner.
+func (s *Service) addPasskey(ctx context.Context, owner uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	p.ID = id
+	var acc *models.Account
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var err error
+		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
+			return err
+		}
+		if err := s.Passkeys.Insert(ctx, tx, p); err != nil {
+			return err
+		}
+		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name}
+		return s.record(ctx, tx, models.EventPasskeyAdded, owner, uuid.Nil, o, data)
+	})
+	if errors.Is(err, models.ErrDuplicate) {
+		return nil, ErrInvalidWebAuthnResponse // registered already, by anyone
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.UpdatedAt = p.CreatedAt
+	s.notice(ctx, acc, mail.PasskeyAdded)
+	return p, nil
+}
+
+// passkeyOf is the row of a verified new credential.
+func passkeyOf(c *webauthn.Credential, ownerType string, owner uuid.UUID, name string, now time.Time) *models.Passkey {
+	if name == "" {
+		name = DefaultPasskeyName
+	}
+	aaguid, _ := uuid.FromBytes(c.Authenticator.AAGUID) // 16 bytes when present; the zero id otherwise
+	transports := pq.StringArray{}
+	for _, t := range c.Transport {
+		if slices.Contains(knownTransports, string(t)) && !slices.Contains(transports, string(t)) {
+			transports = append(transports, string(t))
+		}
+	}
+	return &models.Passkey{
+		OwnerType: ownerType, OwnerID: owner, CredentialID: c.ID, PublicKey: c.PublicKey,
+		SignCount: int64(c.Authenticator.SignCount), AAGUID: aaguid, Transports: transports,
+		UserVerified: c.Flags.UserVerified, BackupEligible: c.Flags.BackupEligible, BackupState: c.Flags.BackupState,
+		Name: name, CreatedAt: now,
+	}
+}
+
+// RenamePasskey names the owner's passkey id.
+func (s *Service) RenamePasskey(ctx context.Context, owner, id uuid.UUID, name string) (*models.Passkey, error) {
+	p, err := s.Passkeys.Rename(ctx, s.DB, string(s.Kind.Type), owner, id, name, s.Now())
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrPasskeyNotFound
+	}
+	return p, err
+}
+
+// RemovePasskey removes the owner's passkey id, unless it is the owner's
+// last way to sign in (ErrLastSignInMethod). by is the admin acting for
+// the owner (nil: the owner itself); an admin may remove the last one, as
+// the support desk's answer to a lost device (the owner then sets a
+// password by the reset flow).
+func (s *Service) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Origin, by *Actor) error {
+	var acc *models.Account
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		var err error
+		if by != nil {
+			acc, err = s.Accounts.LockForUpdate(ctx, tx, owner) // an admin manages inactive accounts too
+		} else {
+			acc, err = s.lockActive(ctx, tx, owner)
+		}
+		if err != nil {
+			return err
+		}
+		return s.removePasskey(ctx, tx, acc, id, o, by)
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	s.notice(ctx, acc, mail.PasskeyRemoved)
+	return nil
+}
+
+// removePasskey is the transaction of RemovePasskey, the owner locked.
+func (s *Service) removePasskey(ctx context.Context, tx *sqlx.Tx, acc *models.Account, id uuid.UUID, o Origin, by *Actor) error {
+	typ := string(s.Kind.Type)
+	p, err := s.Passkeys.Remove(ctx, tx, typ, acc.ID, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrPasskeyNotFound
+	}
+	if err != nil {
+		return err
+	}
+	left, err := s.signInMethods(ctx, tx, acc)
+	if err != nil {
+		return err
+	}
+	if by == nil && left.Count() == 0 {
+		return ErrLastSignInMethod
+	}
+	if err := s.dropOrphanRecoveryCodes(ctx, tx, acc.ID); err != nil {
+		return err
+	}
+	data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name}
+	if by != nil {
+		data["adminId"] = by.AdminID.String()
+		o = by.Origin
+	}
+	return s.record(ctx, tx, models.EventPasskeyRemoved, acc.ID, uuid.Nil, o, data)
+}
+
+// dropOrphanRecoveryCodes removes the owner's recovery codes when it has
+// no second factor left for them to stand in for.
+func (s *Service) dropOrphanRecoveryCodes(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
+	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+	if err != nil || factorsEnabled(f) {
+		return err
+	}
+	return s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), owner)
+}

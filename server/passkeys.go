@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/actionkit/actionkit/accounts"
+	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/framework"
+)
+
+// domainRe is a DNS name of labels of a-z, 0-9 and inner hyphens.
+var domainRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// appOriginPrefix begins the origin of an Android app, which browsers'
+// rules for web origins do not cover: the app's signing certificate hash.
+const appOriginPrefix = "android:apk-key-hash:"
+
+var appOriginRe = regexp.MustCompile(`^android:apk-key-hash:[A-Za-z0-9_-]{16,128}$`)
+
+// webauthnConfig reads the relying party of passkeys. WEBAUTHN_RP_ID
+// defaults to the host of PUBLIC_URL and WEBAUTHN_ORIGINS to its origin.
+// A relying party id must be a domain: one given that is not is a
+// configuration error, while one taken from a PUBLIC_URL whose host is an
+// address leaves passkeys off (their ceremonies answer 503), so that such
+// a deployment still starts.
+func (p *envParser) webauthnConfig(c *config) {
+	name := p.str("WEBAUTHN_RP_NAME", "actionkit")
+	if len(name) > 64 {
+		p.fail("WEBAUTHN_RP_NAME", "must be at most 64 characters")
+	}
+	rpID, ok := p.rpID(c)
+	if !ok {
+		return
+	}
+	settings := &accounts.WebAuthnSettings{RPID: rpID, RPName: name}
+	c.WebAuthn = settings
+	list, set := p.raw("WEBAUTHN_ORIGINS")
+	if !set {
+		settings.Origins = []string{c.publicOrigin()} // where the service is, whatever a browser thinks of it
+		return
+	}
+	p.webauthnOrigins(settings, list)
+}
+
+// rpID reads WEBAUTHN_RP_ID, or takes the host of PUBLIC_URL; false when
+// there is none (an error, or passkeys off).
+func (p *envParser) rpID(c *config) (string, bool) {
+	rpID, explicit := p.raw("WEBAUTHN_RP_ID")
+	rpID = strings.ToLower(rpID)
+	if !explicit {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil {
+			return "", false // PUBLIC_URL reported already
+		}
+		rpID = strings.ToLower(u.Hostname())
+		if _, err := netip.ParseAddr(rpID); err == nil {
+			c.webauthnOff = "the host of PUBLIC_URL is an address; set WEBAUTHN_RP_ID to a domain"
+			return "", false
+		}
+	}
+	if _, err := netip.ParseAddr(rpID); err == nil || len(rpID) > 253 || !domainRe.MatchString(rpID) {
+		p.fail("WEBAUTHN_RP_ID", fmt.Sprintf("is %q; want a domain such as example.com (no scheme, port or address)", rpID))
+		return "", false
+	}
+	return rpID, true
+}
+
+// webauthnOrigins reads the comma list of WEBAUTHN_ORIGINS into settings:
+// web origins, and the origins of Android apps.
+func (p *envParser) webauthnOrigins(settings *accounts.WebAuthnSettings, list string) {
+	for _, o := range strings.Split(list, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if strings.HasPrefix(o, appOriginPrefix) {
+			if !appOriginRe.MatchString(o) {
+				p.fail("WEBAUTHN_ORIGINS", fmt.Sprintf("has %q; want android:apk-key-hash:<base64url SHA-256 of the signing certificate>", o))
+			}
+			settings.AppOrigins = append(settings.AppOrigins, o)
+			continue
+		}
+		origin, why := webOrigin(o, settings.RPID)
+		if why != "" {
+			p.fail("WEBAUTHN_ORIGINS", fmt.Sprintf("has %q: %s", o, why))
+			continue
+		}
+		settings.Origins = append(settings.Origins, origin)
+	}
+	if len(settings.Origins) == 0 {
+		p.fail("WEBAUTHN_ORIGINS", "lists no web origin (https://host[:port])")
+	}
+}
+
+// webOrigin checks o as a web origin passkeys of rpID may be used from:
+// https (or http on localhost, which browsers treat as secure), a host
+// that is rpID or under it, no path; it returns the origin as browsers
+// write it, or why not.
+func webOrigin(o, rpID string) (string, string) {
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", "want an exact origin such as https://app.example.com"
+	}
+	host := strings.ToLower(u.Hostname())
+	local := host == "localhost" || strings.HasSuffix(host, ".localhost")
+	if u.Scheme != "https" && !(u.Scheme == "http" && local) {
+		return "", "want https (http only on localhost)"
+	}
+	if host != rpID && !strings.HasSuffix(host, "."+rpID) {
+		return "", fmt.Sprintf("its host must be %s or under it (WEBAUTHN_RP_ID)", rpID)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), ""
+}
+
+// registerPasskeyActions mounts the passkeys of svc's owner type.
+func registerPasskeyActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies) {
+	framework.Register(fw, &v1.Passkeys{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyRegisterOptions{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyRegister{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyRename{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyRemove{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyLoginOptions{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyLogin{Accounts: svc, Cookies: cookies})
+	framework.Register(fw, &v1.MFAWebAuthnOptions{Accounts: svc})
+	framework.Register(fw, &v1.ReauthenticateOptions{Accounts: svc})
+}
