@@ -33,6 +33,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/actionkit/actionkit/internal/sockettest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/testenv"
 )
 
@@ -106,7 +107,7 @@ func (p *Provider) runNode(t testing.TB, dir string, opts Options) string {
 	cmd := exec.Command("node", "provider.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OIDCTEST_CONFIG="+string(cfg))
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
@@ -145,7 +146,7 @@ func (p *Provider) runNode(t testing.TB, dir string, opts Options) string {
 	case port := <-ready:
 		return port
 	case <-time.After(60 * time.Second):
-		t.Fatalf("oidctest: the provider did not start within 60s:\n%s", stderr.String())
+		t.Fatalf("oidctest: the provider did not start within 60s:\n%s", strings.TrimSpace(stderr.String()))
 		return ""
 	}
 }
