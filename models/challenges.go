@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -133,18 +132,5 @@ func (s ChallengeStore) VoidAll(ctx context.Context, db DB, ownerType string, ow
 // Purge deletes the challenges that expired before the cutoff, batch rows
 // per statement, and returns how many.
 func (s ChallengeStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge login challenges: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge login challenges", challengeQueries.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge login challenges", challengeQueries.purge, before, batch)
 }

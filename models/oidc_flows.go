@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -149,18 +148,5 @@ func (s FlowStore) Spend(ctx context.Context, db DB, id uuid.UUID, now time.Time
 // Purge deletes the flows that expired before the cutoff, batch rows per
 // statement, and returns how many.
 func (s FlowStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge oidc flows: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge oidc flows", flowQueries.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge oidc flows", flowQueries.purge, before, batch)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -389,18 +388,5 @@ func (s *SessionStore) ListByOwner(ctx context.Context, db DB, ownerID uuid.UUID
 // that a deleted session had replaced get replaced_by_session_id NULL.
 // Called with a *sqlx.DB, every batch commits on its own.
 func (s *SessionStore) PurgeExpired(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge expired sessions: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge expired sessions", s.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge expired sessions", s.purge, before, batch)
 }
