@@ -23,8 +23,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,8 +63,7 @@ type Provider struct {
 // Without node or npm the test is skipped, or fails when CI=true.
 func Start(t testing.TB, opts Options) *Provider {
 	t.Helper()
-	dir := providerDir(t)
-	sockettest.EnsureNodeModules(t, dir)
+	dir := sockettest.NodePackage(t, "provider") // provider.mjs and its package.json
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -79,16 +76,6 @@ func Start(t testing.TB, opts Options) *Provider {
 	p.direct = "http://127.0.0.1:" + port
 	p.Proxy.target = p.direct
 	return p
-}
-
-// providerDir is the directory of provider.mjs and its package.json.
-func providerDir(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("oidctest: cannot locate provider.mjs")
-	}
-	return filepath.Join(filepath.Dir(file), "provider")
 }
 
 // runNode starts node with the provider's configuration and returns the
