@@ -18,11 +18,9 @@ import (
 // refused.
 func TestPasskeyAsSecondFactor(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
+	s, db, u, o := passkeyServer(t)
 	d := newDevice(virtualwebauthn.AuthenticatorOptions{})
-	addPasskey(t, userOwner(u), d, "Phone")
+	addPasskey(t, o, d, "Phone")
 
 	first := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).
 		want(t, 403, "USER_FORBIDDEN_MFA_REQUIRED")
