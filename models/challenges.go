@@ -91,12 +91,7 @@ func (s ChallengeStore) Insert(ctx context.Context, db DB, c *Challenge) error {
 // hash: unused, expiring after now, with fewer than maxAttempts wrong
 // attempts. ErrNotFound means none.
 func (s ChallengeStore) Live(ctx context.Context, db DB, ownerType, hash string, now time.Time, maxAttempts int) (*Challenge, error) {
-	var c Challenge
-	if err := s.q.get(ctx, db, &c, challengeQueries.live, hash, ownerType, now, maxAttempts); err != nil {
-		return nil, storeErr("live login challenge", err)
-	}
-	c.normalize()
-	return &c, nil
+	return getRow[Challenge](ctx, s.q, db, "live login challenge", challengeQueries.live, hash, ownerType, now, maxAttempts)
 }
 
 // Consume marks the challenge id used at now if it is still live, and

@@ -105,22 +105,13 @@ func (s FlowStore) Insert(ctx context.Context, db DB, f *Flow) error {
 // ByState returns the flow whose state hashes to hash, used or not, or
 // ErrNotFound.
 func (s FlowStore) ByState(ctx context.Context, db DB, hash string) (*Flow, error) {
-	return s.get(ctx, db, "oidc flow by state", flowQueries.byState, hash)
+	return getRow[Flow](ctx, s.q, db, "oidc flow by state", flowQueries.byState, hash)
 }
 
 // ByResult returns the flow whose result code hashes to hash, spent or
 // not, or ErrNotFound.
 func (s FlowStore) ByResult(ctx context.Context, db DB, hash string) (*Flow, error) {
-	return s.get(ctx, db, "oidc flow by result", flowQueries.byResult, hash)
-}
-
-func (s FlowStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Flow, error) {
-	var f Flow
-	if err := s.q.get(ctx, db, &f, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	f.normalize()
-	return &f, nil
+	return getRow[Flow](ctx, s.q, db, "oidc flow by result", flowQueries.byResult, hash)
 }
 
 // Use marks the flow id used at now if it is unused and unexpired, and
