@@ -28,6 +28,15 @@ func newTestClock() *testclock.Clock {
 	return testclock.At(now.Add(-time.Duration(now.Unix()%30)*time.Second + 15*time.Second))
 }
 
+// mfaServer starts a server on a test clock, with testEnv and overrides,
+// and enrols a web user's TOTP there.
+func mfaServer(t *testing.T, overrides ...string) (*testServer, *testclock.Clock, *mfaUser) {
+	t.Helper()
+	clock := newTestClock()
+	s := startServerClock(t, testEnv(t, overrides...), clock.Now)
+	return s, clock, enroll(t, register(t, s.client(), "web"), clock, "user")
+}
+
 // totpAt computes the RFC 6238 code of a base32 secret at t (SHA-1, six
 // digits, 30-second steps), written here from the RFC rather than with the
 // library the server uses.

@@ -97,10 +97,8 @@ func TestTOTPEnrolment(t *testing.T) {
 // records how the session was authenticated.
 func TestVerifyAnswersAsTheFirstStep(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
-	s := startServerClock(t, testEnv(t), clock.Now)
+	s, clock, m := mfaServer(t)
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	for _, tc := range []struct {
 		path, client string
 		v2           bool
@@ -146,12 +144,10 @@ func TestVerifyAnswersAsTheFirstStep(t *testing.T) {
 // burns after MFA_CHALLENGE_MAX_ATTEMPTS wrong codes.
 func TestVerifyRefusals(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
 	// Wrong codes slow the account down for their client: each client
 	// below is another address.
-	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true"), clock.Now)
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true")
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	clock.Advance(30 * time.Second)
 	token := firstStep(t, s, "/v1/users/login", m.email)
 	c := s.client()
@@ -203,11 +199,9 @@ func TestVerifyRefusals(t *testing.T) {
 // challenge completes once).
 func TestVerifyRace(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
 	// Each request from its own client, so that the per-account slow-down
 	// (which wrong codes feed) slows none of them.
-	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=100"), clock.Now)
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=100")
 	const parallel, rounds = 10, 8
 	from := func(round, i int) []string { return xff(fmt.Sprintf("2001:db8:%d:%d::1", round, i)) }
 	for round := range rounds {
@@ -261,10 +255,8 @@ func TestVerifyRace(t *testing.T) {
 // or code in plain text.
 func TestRecoveryCodes(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
-	s := startServerClock(t, testEnv(t), clock.Now)
+	s, _, m := mfaServer(t)
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	typed := strings.ToLower(strings.ReplaceAll(m.codes[3], "-", " "))
 	token := firstStep(t, s, "/v1/users/login", m.email)
 	r := verify(s.client(), "user", token, "recovery_code", typed).want(t, 201, "")
