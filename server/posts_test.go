@@ -90,7 +90,7 @@ func TestSocketAuthAndRooms(t *testing.T) {
 	stale := register(t, s.client(), "web")
 	sqlExec(t, db, `UPDATE users SET token_version = 1 WHERE id = $1`, stale.id)
 	now := time.Now().Unix()
-	expired := forge(t, map[string]any{"alg": "HS256", "typ": "JWT"}, map[string]any{"sub": u.id, "type": "user", "tokenVersion": 0,
+	expired := forge(map[string]any{"alg": "HS256", "typ": "JWT"}, map[string]any{"sub": u.id, "type": "user", "tokenVersion": 0,
 		"iat": now - 2000, "exp": now - 1000, "iss": "actionkit", "aud": "user-web"}, []byte(testSecret))
 	for name, token := range map[string]string{"garbage": "nope", "expired": expired, "stale": stale.token, "empty": ""} {
 		t.Run("refused "+name, func(t *testing.T) {

@@ -27,9 +27,9 @@ func loginAgain(t testing.TB, s *testServer, u *registered, client string) *regi
 // sid is the session id of u's access token.
 func (u *registered) sid(t testing.TB) string {
 	t.Helper()
-	sid, _ := jwtPayload(t, u.token)["sid"].(string)
+	sid, _ := jwtPayload(u.token)["sid"].(string)
 	if sid == "" {
-		t.Fatalf("access token without sid: %v", jwtPayload(t, u.token))
+		t.Fatalf("access token without sid: %v", jwtPayload(u.token))
 	}
 	return sid
 }
@@ -100,8 +100,8 @@ func TestSessionList(t *testing.T) {
 	}
 	// V2 login answers the session id the token carries.
 	v2 := s.client().call(http.MethodPost, "/v2/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
-	if got := v2.obj("session")["id"]; got != jwtPayload(t, v2.str("token"))["sid"] {
-		t.Errorf("V2Login session.id %v, token sid %v", got, jwtPayload(t, v2.str("token"))["sid"])
+	if got := v2.obj("session")["id"]; got != jwtPayload(v2.str("token"))["sid"] {
+		t.Errorf("V2Login session.id %v, token sid %v", got, jwtPayload(v2.str("token"))["sid"])
 	}
 	// Another user's session and unknown or malformed ids.
 	stranger.c.call(http.MethodPost, "/v1/users/revokesession", map[string]any{"sessionId": u.sid(t)}, stranger.auth()...).want(t, 404, "USER_SESSION_NOT_FOUND")
@@ -189,7 +189,7 @@ func TestSessionEndsDisconnectExactlyItsSockets(t *testing.T) {
 	r := phone.c.call(http.MethodPost, "/v1/users/changepassword", map[string]any{"currentPassword": strongPassword, "newPassword": "Another-Horse-43-battery"}, phone.auth()...).want(t, 200, "")
 	disconnectedWithin(t, firstSock, start, sessionEndLimit, "password change: another session's socket")
 	phoneSock.StaysConnected(t, 300*time.Millisecond)
-	if got := jwtPayload(t, r.str("token"))["sid"]; got != phone.sid(t) {
+	if got := jwtPayload(r.str("token"))["sid"]; got != phone.sid(t) {
 		t.Errorf("password change: the caller's session id changed to %v, want %v", got, phone.sid(t))
 	}
 	phone.token = r.str("token")
