@@ -30,6 +30,17 @@ func createPost(t testing.TB, u *registered, title string) string {
 	return r.obj("post")["id"].(string)
 }
 
+// connectSocket connects a socket.io client to the server at url with
+// token and waits until it is connected.
+func connectSocket(t testing.TB, url, token string) *sockettest.Client {
+	t.Helper()
+	c := sockettest.Start(t, url, token, sockettest.Options{})
+	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // feedClient connects a socket.io client for u and joins FEED.
 func feedClient(t testing.TB, s *testServer, u *registered) *sockettest.Client {
 	t.Helper()

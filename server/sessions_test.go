@@ -169,13 +169,7 @@ func TestSessionEndsDisconnectExactlyItsSockets(t *testing.T) {
 	a := startServer(t, env, "api")
 	b := startServer(t, env, "api")
 	u := register(t, a.client(), "web")
-	connect := func(v *registered) *sockettest.Client {
-		c := sockettest.Start(t, b.URL, v.token, sockettest.Options{})
-		if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	connect := func(v *registered) *sockettest.Client { return connectSocket(t, b.URL, v.token) }
 	web, phone := loginAgain(t, a, u, "web"), loginAgain(t, a, u, "app")
 	webSock, phoneSock, firstSock := connect(web), connect(phone), connect(u)
 
@@ -208,10 +202,7 @@ func TestSessionExpiryDisconnectsSocket(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, "REFRESH_TOKEN_EXPIRES_IN=8s"), "api")
 	u := register(t, s.client(), "web")
-	c := sockettest.Start(t, s.URL, u.token, sockettest.Options{})
-	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-		t.Fatal(err)
-	}
+	c := connectSocket(t, s.URL, u.token)
 	var expiry time.Time
 	if err := s.db().GetContext(t.Context(), &expiry, `SELECT expires_at FROM user_sessions WHERE user_id = $1`, u.id); err != nil {
 		t.Fatal(err)
@@ -239,10 +230,7 @@ func TestStolenTokenReplayedTwice(t *testing.T) {
 		t.Fatalf("after the first replay: token version %d, want 1", v)
 	}
 	again := loginAgain(t, s, u, "app")
-	c := sockettest.Start(t, s.URL, again.token, sockettest.Options{})
-	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-		t.Fatal(err)
-	}
+	c := connectSocket(t, s.URL, again.token)
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": stolen}).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 	if v := tokenVersionOf(t, db, u.id); v != 1 {
 		t.Errorf("after the second replay: token version %d, want 1", v)
