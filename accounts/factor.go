@@ -74,23 +74,9 @@ func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor, b 
 
 // checkTOTP matches a code of the owner's confirmed TOTP secret.
 func (s *Service) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (*proof, error) {
-	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt == nil) {
-		return nil, ErrInvalidTOTPCode
-	}
+	row, step, err := s.matchOwnTOTP(ctx, owner, true, code, ErrInvalidTOTPCode)
 	if err != nil {
 		return nil, err
-	}
-	secret, err := s.openTOTP(row)
-	if err != nil {
-		return nil, err
-	}
-	step, ok, err := matchTOTP(secret, code, s.Now(), s.MFA.Skew)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, ErrInvalidTOTPCode
 	}
 	return &proof{method: models.MethodTOTP, totp: row.ID, step: step}, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
-	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -90,13 +89,7 @@ func (s *Service) counterRefused(ctx context.Context, owner uuid.UUID, a *assert
 // step: raw is its mfaToken (ErrInvalidMFAToken when it is not live). An
 // owner without passkeys is ErrInvalidWebAuthnResponse.
 func (s *Service) SecondFactorOptions(ctx context.Context, raw string) (*WebAuthnOptions, error) {
-	if !auth.WellFormedRefreshToken(raw) {
-		return nil, ErrInvalidMFAToken
-	}
-	ch, err := s.Challenges.Live(ctx, s.DB, string(s.Kind.Type), auth.HashRefreshToken(raw), s.Now(), s.MFA.MaxAttempts)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, ErrInvalidMFAToken
-	}
+	ch, err := s.liveChallenge(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +138,7 @@ func (s *Service) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFa
 	if s.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	data, err := s.spendCeremony(ctx, f.ChallengeID, b)
-	if errors.Is(err, errCeremonyUnknown) || errors.Is(err, errCeremonyDead) {
-		return nil, ErrInvalidWebAuthnResponse
-	}
+	data, err := s.spendCeremony(ctx, f.ChallengeID, b, ErrInvalidWebAuthnResponse, ErrInvalidWebAuthnResponse)
 	if err != nil {
 		return nil, err
 	}

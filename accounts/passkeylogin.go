@@ -85,13 +85,9 @@ func (s *Service) PasskeyLogin(ctx context.Context, challengeID string, credenti
 // verifyPasskeyLogin spends the login's challenge and verifies the
 // assertion car against it and the credential it names.
 func (s *Service) verifyPasskeyLogin(ctx context.Context, challengeID string, car *protocol.CredentialAssertionResponse) (*assertion, error) {
-	data, err := s.spendCeremony(ctx, challengeID, models.Binding{Purpose: models.CeremonyLogin})
-	switch {
-	case errors.Is(err, errCeremonyUnknown):
-		return nil, ErrInvalidWebAuthnChallenge
-	case errors.Is(err, errCeremonyDead):
-		return nil, ErrInvalidPasskeyCredentials
-	case err != nil:
+	data, err := s.spendCeremony(ctx, challengeID, models.Binding{Purpose: models.CeremonyLogin},
+		ErrInvalidWebAuthnChallenge, ErrInvalidPasskeyCredentials)
+	if err != nil {
 		return nil, err
 	}
 	parsed, err := car.Parse()

@@ -65,13 +65,8 @@ func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID,
 		return nil, ErrPasskeysUnavailable
 	}
 	b := models.Binding{Purpose: models.CeremonyRegister, OwnerID: &owner, Session: &session}
-	data, err := s.spendCeremony(ctx, challengeID, b)
-	switch {
-	case errors.Is(err, errCeremonyUnknown):
-		return nil, ErrInvalidWebAuthnChallenge
-	case errors.Is(err, errCeremonyDead):
-		return nil, ErrInvalidWebAuthnResponse
-	case err != nil:
+	data, err := s.spendCeremony(ctx, challengeID, b, ErrInvalidWebAuthnChallenge, ErrInvalidWebAuthnResponse)
+	if err != nil {
 		return nil, err
 	}
 	user, err := s.webauthnOwner(ctx, owner)

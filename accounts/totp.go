@@ -150,6 +150,32 @@ func (s *Service) openTOTP(row *models.TOTP) ([]byte, error) {
 	return secret, nil
 }
 
+// matchOwnTOTP matches code against the owner's TOTP secret, confirmed or
+// pending as confirmed says, and returns its row and the step the code is
+// for. No secret in that state is absent; a code that does not match is
+// ErrInvalidTOTPCode.
+func (s *Service) matchOwnTOTP(ctx context.Context, owner uuid.UUID, confirmed bool, code string, absent error) (*models.TOTP, int64, error) {
+	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && (row.ConfirmedAt != nil) != confirmed) {
+		return nil, 0, absent
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	secret, err := s.openTOTP(row)
+	if err != nil {
+		return nil, 0, err
+	}
+	step, ok, err := matchTOTP(secret, code, s.Now(), s.MFA.Skew)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return nil, 0, ErrInvalidTOTPCode
+	}
+	return row, step, nil
+}
+
 // Confirmed is the outcome of a confirmed enrolment: the caller's session
 // goes on with new tokens, and the recovery codes are shown once.
 type Confirmed struct {
@@ -163,23 +189,9 @@ type Confirmed struct {
 // token, and continues the caller's session at level 2 with otp added,
 // all in one transaction. ErrTOTPNotPending means nothing is pending.
 func (s *Service) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, code string, o Origin) (*Confirmed, error) {
-	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt != nil) {
-		return nil, ErrTOTPNotPending
-	}
+	row, step, err := s.matchOwnTOTP(ctx, owner, false, code, ErrTOTPNotPending)
 	if err != nil {
 		return nil, err
-	}
-	secret, err := s.openTOTP(row)
-	if err != nil {
-		return nil, err
-	}
-	step, ok, err := matchTOTP(secret, code, s.Now(), s.MFA.Skew)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, ErrInvalidTOTPCode
 	}
 	codes, err := s.newRecoveryCodes(owner)
 	if err != nil {

@@ -24,13 +24,7 @@ import (
 // failure of the account in the per-account slow-down, which refuses
 // attempts it makes wait with *SlowedDownError before anything is checked.
 func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Origin) (*Issued, error) {
-	if !auth.WellFormedRefreshToken(raw) {
-		return nil, ErrInvalidMFAToken
-	}
-	ch, err := s.Challenges.Live(ctx, s.DB, string(s.Kind.Type), auth.HashRefreshToken(raw), s.Now(), s.MFA.MaxAttempts)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, ErrInvalidMFAToken
-	}
+	ch, err := s.liveChallenge(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +51,19 @@ func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Orig
 		return nil, s.failChallenge(ctx, ch, acc, f.Method, o, err)
 	}
 	return nil, err
+}
+
+// liveChallenge returns the live login challenge whose handle is raw; a
+// malformed, unknown, expired, used or burnt handle is ErrInvalidMFAToken.
+func (s *Service) liveChallenge(ctx context.Context, raw string) (*models.Challenge, error) {
+	if !auth.WellFormedRefreshToken(raw) {
+		return nil, ErrInvalidMFAToken
+	}
+	ch, err := s.Challenges.Live(ctx, s.DB, string(s.Kind.Type), auth.HashRefreshToken(raw), s.Now(), s.MFA.MaxAttempts)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrInvalidMFAToken
+	}
+	return ch, err
 }
 
 // finish completes the login of ch with the matched second factor p.

@@ -92,13 +92,6 @@ var (
 	ErrPasskeyNotFound = errors.New("accounts: passkey not found")
 )
 
-// The ways a ceremony is not live: never issued for this binding, or
-// issued but spent or expired.
-var (
-	errCeremonyUnknown = errors.New("accounts: webauthn challenge not issued for this")
-	errCeremonyDead    = errors.New("accounts: webauthn challenge spent or expired")
-)
-
 // webauthnOwner is an owner as the library sees it: its user handle,
 // names and passkeys.
 type webauthnOwner struct {
@@ -198,12 +191,13 @@ func (s *Service) beginCeremony(ctx context.Context, b models.Binding, options a
 // spendCeremony spends the ceremony named by raw (a challenge id) if it is
 // live and was issued for b, and returns the library's session data. The
 // spending is committed at once: whatever the answer's fate, it cannot be
-// presented again. A ceremony not issued for b is errCeremonyUnknown, one
-// spent or expired errCeremonyDead.
-func (s *Service) spendCeremony(ctx context.Context, raw string, b models.Binding) (*webauthn.SessionData, error) {
+// presented again. Each flow names its errors for the two ways a ceremony
+// is not live: one never issued for b is unknown, one issued but spent or
+// expired is dead.
+func (s *Service) spendCeremony(ctx context.Context, raw string, b models.Binding, unknown, dead error) (*webauthn.SessionData, error) {
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
-		return nil, errCeremonyUnknown
+		return nil, unknown
 	}
 	typ := string(s.Kind.Type)
 	data, err := s.Ceremonies.Spend(ctx, s.DB, id, typ, b, s.Now())
@@ -213,9 +207,9 @@ func (s *Service) spendCeremony(ctx context.Context, raw string, b models.Bindin
 		case kerr != nil:
 			return nil, kerr
 		case known:
-			return nil, errCeremonyDead
+			return nil, dead
 		}
-		return nil, errCeremonyUnknown
+		return nil, unknown
 	}
 	if err != nil {
 		return nil, err
@@ -233,11 +227,8 @@ func (s *Service) spendCeremony(ctx context.Context, raw string, b models.Bindin
 // the members mean is checked later, with the challenge spent.
 func decodeAssertion(raw json.RawMessage) (*protocol.CredentialAssertionResponse, error) {
 	var car protocol.CredentialAssertionResponse
-	if err := decodeCredential(raw, &car); err != nil {
+	if err := decodeCredential(raw, &car, &car.ID); err != nil {
 		return nil, err
-	}
-	if _, err := base64.RawURLEncoding.DecodeString(car.ID); err != nil {
-		return nil, ErrMalformedCredential
 	}
 	return &car, nil
 }
@@ -246,17 +237,20 @@ func decodeAssertion(raw json.RawMessage) (*protocol.CredentialAssertionResponse
 // navigator.credentials.create().
 func decodeCreation(raw json.RawMessage) (*protocol.CredentialCreationResponse, error) {
 	var ccr protocol.CredentialCreationResponse
-	if err := decodeCredential(raw, &ccr); err != nil {
+	if err := decodeCredential(raw, &ccr, &ccr.ID); err != nil {
 		return nil, err
-	}
-	if _, err := base64.RawURLEncoding.DecodeString(ccr.ID); err != nil {
-		return nil, ErrMalformedCredential
 	}
 	return &ccr, nil
 }
 
-func decodeCredential(raw json.RawMessage, v any) error {
+// decodeCredential reads raw, which must be a JSON object, into v, whose
+// credential id (at id, read once v is filled) must be base64url; anything
+// else is ErrMalformedCredential.
+func decodeCredential(raw json.RawMessage, v any, id *string) error {
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, v) != nil {
+		return ErrMalformedCredential
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(*id); err != nil {
 		return ErrMalformedCredential
 	}
 	return nil

@@ -137,15 +137,14 @@ func (d wireDate) MarshalJSON() ([]byte, error) { return strconv.AppendInt(nil, 
 
 // UnmarshalJSON accepts a JSON integer; null counts as absent.
 func (d *wireDate) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*d = wireDate{}
-		return nil
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
+	n, present, err := jsonInt(b, "date claim is not whole seconds")
 	if err != nil {
-		return errors.New("date claim is not whole seconds")
+		return err
 	}
-	*d = wireDate{jwt.NumericDate{Time: time.Unix(n, 0)}}
+	*d = wireDate{}
+	if present {
+		d.NumericDate = jwt.NumericDate{Time: time.Unix(n, 0)}
+	}
 	return nil
 }
 
@@ -170,14 +169,24 @@ func (v wireVersion) MarshalJSON() ([]byte, error) { return strconv.AppendInt(ni
 
 // UnmarshalJSON accepts a JSON integer; null counts as absent.
 func (v *wireVersion) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*v = wireVersion{}
-		return nil
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
+	n, present, err := jsonInt(b, "tokenVersion is not an integer")
 	if err != nil {
-		return errors.New("tokenVersion is not an integer")
+		return err
 	}
-	*v = wireVersion{n: n, set: true}
+	*v = wireVersion{n: n, set: present}
 	return nil
+}
+
+// jsonInt decodes a claim that must be a JSON integer: null is absent
+// (present false), and anything but an integer within int64 (a fraction,
+// an exponent, a string) is refused with the message invalid.
+func jsonInt(b []byte, invalid string) (n int64, present bool, err error) {
+	if string(b) == "null" {
+		return 0, false, nil
+	}
+	n, err = strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, false, errors.New(invalid)
+	}
+	return n, true, nil
 }

@@ -147,16 +147,3 @@ func rs256Signer(input string) []byte {
 	}
 	return sig
 }
-
-func es256Signer(input string) []byte {
-	d := crypto.SHA256.New()
-	d.Write([]byte(input))
-	r, s, err := ecdsa.Sign(rand.Reader, ecKey, d.Sum(nil))
-	if err != nil {
-		panic(err)
-	}
-	sig := make([]byte, 64)
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	return sig
-}

@@ -18,11 +18,30 @@ import (
 
 var locales = []string{"en", "es", "zh-TW"}
 
-func TestRenderEveryKindAndLocale(t *testing.T) {
+// testTemplates returns the templates of locales.
+func testTemplates(t *testing.T) *Templates {
+	t.Helper()
 	tpl, err := NewTemplates(locales)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tpl
+}
+
+// startSMTP starts a real SMTP server for t and returns it with the
+// configuration that sends to it.
+func startSMTP(t *testing.T) (*smtptest.Server, SMTPConfig) {
+	t.Helper()
+	srv := smtptest.Start(t)
+	cfg, err := ParseSMTPURL(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cfg
+}
+
+func TestRenderEveryKindAndLocale(t *testing.T) {
+	tpl := testTemplates(t)
 	want := map[string]string{"en": "expires in 30 minutes", "es": "caduca en 30 minutos", "zh-TW": "30 分鐘"}
 	linked := map[string]bool{PasswordReset: true, EmailVerify: true}
 	for _, loc := range locales {
@@ -108,17 +127,9 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	_, prefix, pool := redistest.New(t)
 	prefix = strings.TrimSuffix(prefix, ":")
-	srv := smtptest.Start(t)
-	cfg, err := ParseSMTPURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := NewTemplates(locales)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cfg := startSMTP(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	m := &Mailer{Templates: tpl, Sender: &SMTPSender{Config: cfg, From: "actionkit <no-reply@localhost>"},
+	m := &Mailer{Templates: testTemplates(t), Sender: &SMTPSender{Config: cfg, From: "actionkit <no-reply@localhost>"},
 		Pool: pool, Prefix: prefix, Enqueuer: queues.NewEnqueuer(pool, prefix),
 		Now: func() time.Time { return time.Now().UTC() }, Log: log}
 	w, err := queues.NewWorker(queues.WorkerConfig{Pool: pool, Prefix: prefix, Concurrency: 1, Logger: log,

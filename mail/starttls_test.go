@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/actionkit/actionkit/internal/smtptest"
 )
 
 // TestRequiredSTARTTLSRefusesAPlaintextServer sends through the real test
@@ -13,16 +11,8 @@ import (
 // the send fails before any message is handed over; without it the
 // message goes in plaintext, as before.
 func TestRequiredSTARTTLSRefusesAPlaintextServer(t *testing.T) {
-	srv := smtptest.Start(t)
-	cfg, err := ParseSMTPURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := NewTemplates(locales)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := tpl.Render(Message{Kind: PasswordReset, To: "ada@example.com", Locale: "en",
+	srv, cfg := startSMTP(t)
+	m, err := testTemplates(t).Render(Message{Kind: PasswordReset, To: "ada@example.com", Locale: "en",
 		Link: "https://x.test/demo#reset=0123", ValidFor: time.Minute})
 	if err != nil {
 		t.Fatal(err)

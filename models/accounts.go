@@ -234,25 +234,15 @@ func (s *AccountStore) Create(ctx context.Context, db DB, a *Account) error {
 	return nil
 }
 
-// get runs a query that returns at most one account.
-func (s *AccountStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Account, error) {
-	var a Account
-	if err := s.q.get(ctx, db, &a, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	a.normalize()
-	return &a, nil
-}
-
 // ByID returns the account with id, whatever its flags, or ErrNotFound.
 func (s *AccountStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
-	return s.get(ctx, db, "account by id", s.byID, id)
+	return getRow[Account](ctx, s.q, db, "account by id", s.byID, id)
 }
 
 // ByEmail returns the account whose e-mail address equals email without
 // regard to case, whatever its flags, or ErrNotFound.
 func (s *AccountStore) ByEmail(ctx context.Context, db DB, email string) (*Account, error) {
-	return s.get(ctx, db, "account by email", s.byEmail, email)
+	return getRow[Account](ctx, s.q, db, "account by email", s.byEmail, email)
 }
 
 // RecordLogin counts a successful login of an active, not deleted account in
@@ -261,7 +251,7 @@ func (s *AccountStore) ByEmail(ctx context.Context, db DB, email string) (*Accou
 // returns the updated account. ErrNotFound means no such account, or one
 // that is inactive or soft-deleted.
 func (s *AccountStore) RecordLogin(ctx context.Context, db DB, id uuid.UUID, now time.Time) (*Account, error) {
-	return s.get(ctx, db, "record login", s.recordLogin, id, now)
+	return getRow[Account](ctx, s.q, db, "record login", s.recordLogin, id, now)
 }
 
 // SetPassword replaces the password hash and salt of the account, or
@@ -285,13 +275,13 @@ func (s *AccountStore) BumpTokenVersion(ctx context.Context, db DB, id uuid.UUID
 // until the transaction db belongs to ends. Outside a transaction the lock
 // ends with the statement. ErrNotFound means no such account.
 func (s *AccountStore) LockForUpdate(ctx context.Context, db DB, id uuid.UUID) (*Account, error) {
-	return s.get(ctx, db, "lock account", s.lockForUpdate, id)
+	return getRow[Account](ctx, s.q, db, "lock account", s.lockForUpdate, id)
 }
 
 // VerifyEmail records that the owner proved its address at now (an earlier
 // proof is kept) and returns the account, or ErrNotFound.
 func (s *AccountStore) VerifyEmail(ctx context.Context, db DB, id uuid.UUID, now time.Time) (*Account, error) {
-	return s.get(ctx, db, "verify email", s.verifyEmail, id, now)
+	return getRow[Account](ctx, s.q, db, "verify email", s.verifyEmail, id, now)
 }
 
 // SetActive sets the account's is_active flag, or returns ErrNotFound.
@@ -392,15 +382,7 @@ func (s *AccountStore) List(ctx context.Context, db DB, f AccountFilter) ([]Acco
 	if f.After != nil {
 		ts, id = f.After.CreatedAt, f.After.ID
 	}
-	var list []Account
-	err := s.q.sel(ctx, db, &list, s.list, likePattern(f.Query), f.Status, ts, id, f.Limit)
-	if err != nil {
-		return nil, storeErr("list accounts", err)
-	}
-	for i := range list {
-		list[i].normalize()
-	}
-	return list, nil
+	return selectRows[Account](ctx, s.q, db, "list accounts", s.list, likePattern(f.Query), f.Status, ts, id, f.Limit)
 }
 
 // likePattern lowercases q and escapes LIKE's wildcards in it.

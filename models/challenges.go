@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,12 +91,7 @@ func (s ChallengeStore) Insert(ctx context.Context, db DB, c *Challenge) error {
 // hash: unused, expiring after now, with fewer than maxAttempts wrong
 // attempts. ErrNotFound means none.
 func (s ChallengeStore) Live(ctx context.Context, db DB, ownerType, hash string, now time.Time, maxAttempts int) (*Challenge, error) {
-	var c Challenge
-	if err := s.q.get(ctx, db, &c, challengeQueries.live, hash, ownerType, now, maxAttempts); err != nil {
-		return nil, storeErr("live login challenge", err)
-	}
-	c.normalize()
-	return &c, nil
+	return getRow[Challenge](ctx, s.q, db, "live login challenge", challengeQueries.live, hash, ownerType, now, maxAttempts)
 }
 
 // Consume marks the challenge id used at now if it is still live, and
@@ -133,18 +127,5 @@ func (s ChallengeStore) VoidAll(ctx context.Context, db DB, ownerType string, ow
 // Purge deletes the challenges that expired before the cutoff, batch rows
 // per statement, and returns how many.
 func (s ChallengeStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge login challenges: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge login challenges", challengeQueries.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge login challenges", challengeQueries.purge, before, batch)
 }

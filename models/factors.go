@@ -112,7 +112,7 @@ func (s FactorStore) Factors(ctx context.Context, db DB, ownerType string, owner
 
 // TOTP returns the owner's TOTP row, pending or confirmed, or ErrNotFound.
 func (s FactorStore) TOTP(ctx context.Context, db DB, ownerType string, owner uuid.UUID) (*TOTP, error) {
-	return s.getTOTP(ctx, db, "totp", factorQueries.totp, ownerType, owner)
+	return getRow[TOTP](ctx, s.q, db, "totp", factorQueries.totp, ownerType, owner)
 }
 
 // SomeTOTP returns at most n TOTP rows of any owner (none when there is
@@ -125,21 +125,12 @@ func (s FactorStore) SomeTOTP(ctx context.Context, db DB, n int) ([]TOTP, error)
 	return list, nil
 }
 
-func (s FactorStore) getTOTP(ctx context.Context, db DB, op, query string, args ...any) (*TOTP, error) {
-	var t TOTP
-	if err := s.q.get(ctx, db, &t, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	t.normalize()
-	return &t, nil
-}
-
 // PutPendingTOTP stores t (ID, owner, secret and CreatedAt set by the
 // caller) as the owner's pending secret, replacing an earlier pending
 // one, and returns the stored row (whose ID is the earlier row's when it
 // replaced one). ErrConflict means the owner has a confirmed secret.
 func (s FactorStore) PutPendingTOTP(ctx context.Context, db DB, t *TOTP) (*TOTP, error) {
-	row, err := s.getTOTP(ctx, db, "put pending totp", factorQueries.putPending,
+	row, err := getRow[TOTP](ctx, s.q, db, "put pending totp", factorQueries.putPending,
 		t.ID, t.OwnerType, t.OwnerID, t.SecretCiphertext, t.SecretNonce, t.CreatedAt)
 	if errors.Is(err, ErrNotFound) {
 		return nil, ErrConflict

@@ -67,24 +67,12 @@ func (s IdentityStore) Insert(ctx context.Context, db DB, i *Identity) error {
 
 // BySubject returns the identity (provider, subject), or ErrNotFound.
 func (s IdentityStore) BySubject(ctx context.Context, db DB, provider, subject string) (*Identity, error) {
-	var i Identity
-	if err := s.q.get(ctx, db, &i, identityQueries.bySubject, provider, subject); err != nil {
-		return nil, storeErr("identity by subject", err)
-	}
-	i.normalize()
-	return &i, nil
+	return getRow[Identity](ctx, s.q, db, "identity by subject", identityQueries.bySubject, provider, subject)
 }
 
 // ByUser lists the user's identities, oldest first.
 func (s IdentityStore) ByUser(ctx context.Context, db DB, user uuid.UUID) ([]Identity, error) {
-	var list []Identity
-	if err := s.q.sel(ctx, db, &list, identityQueries.byUser, user); err != nil {
-		return nil, storeErr("identities of user", err)
-	}
-	for i := range list {
-		list[i].normalize()
-	}
-	return list, nil
+	return selectRows[Identity](ctx, s.q, db, "identities of user", identityQueries.byUser, user)
 }
 
 // Seen records what the provider says of the identity id now: its e-mail
@@ -101,12 +89,7 @@ func (s IdentityStore) LoggedIn(ctx context.Context, db DB, id uuid.UUID, now ti
 // Remove deletes the user's identity id and returns it; ErrNotFound means
 // the user has no such identity.
 func (s IdentityStore) Remove(ctx context.Context, db DB, user, id uuid.UUID) (*Identity, error) {
-	var i Identity
-	if err := s.q.get(ctx, db, &i, identityQueries.remove, user, id); err != nil {
-		return nil, storeErr("remove identity", err)
-	}
-	i.normalize()
-	return &i, nil
+	return getRow[Identity](ctx, s.q, db, "remove identity", identityQueries.remove, user, id)
 }
 
 // Count returns how many identities the user has.

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,22 +105,13 @@ func (s FlowStore) Insert(ctx context.Context, db DB, f *Flow) error {
 // ByState returns the flow whose state hashes to hash, used or not, or
 // ErrNotFound.
 func (s FlowStore) ByState(ctx context.Context, db DB, hash string) (*Flow, error) {
-	return s.get(ctx, db, "oidc flow by state", flowQueries.byState, hash)
+	return getRow[Flow](ctx, s.q, db, "oidc flow by state", flowQueries.byState, hash)
 }
 
 // ByResult returns the flow whose result code hashes to hash, spent or
 // not, or ErrNotFound.
 func (s FlowStore) ByResult(ctx context.Context, db DB, hash string) (*Flow, error) {
-	return s.get(ctx, db, "oidc flow by result", flowQueries.byResult, hash)
-}
-
-func (s FlowStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Flow, error) {
-	var f Flow
-	if err := s.q.get(ctx, db, &f, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	f.normalize()
-	return &f, nil
+	return getRow[Flow](ctx, s.q, db, "oidc flow by result", flowQueries.byResult, hash)
 }
 
 // Use marks the flow id used at now if it is unused and unexpired, and
@@ -149,18 +139,5 @@ func (s FlowStore) Spend(ctx context.Context, db DB, id uuid.UUID, now time.Time
 // Purge deletes the flows that expired before the cutoff, batch rows per
 // statement, and returns how many.
 func (s FlowStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge oidc flows: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge oidc flows", flowQueries.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge oidc flows", flowQueries.purge, before, batch)
 }

@@ -116,13 +116,13 @@ func (s PasskeyStore) List(ctx context.Context, db DB, ownerType string, owner u
 // ByCredentialID returns the passkey of owner type ownerType whose
 // credential id is id, or ErrNotFound.
 func (s PasskeyStore) ByCredentialID(ctx context.Context, db DB, ownerType string, id []byte) (*Passkey, error) {
-	return s.one(ctx, db, "passkey by credential id", passkeyQueries.byCredential, id, ownerType)
+	return getRow[Passkey](ctx, s.q, db, "passkey by credential id", passkeyQueries.byCredential, id, ownerType)
 }
 
 // Lock returns the owner's passkey id locked for the rest of the
 // transaction db, or ErrNotFound.
 func (s PasskeyStore) Lock(ctx context.Context, db DB, ownerType string, owner, id uuid.UUID) (*Passkey, error) {
-	return s.one(ctx, db, "lock passkey", passkeyQueries.lock, id, ownerType, owner)
+	return getRow[Passkey](ctx, s.q, db, "lock passkey", passkeyQueries.lock, id, ownerType, owner)
 }
 
 // RecordUse writes a verified use u of the passkey id.
@@ -132,26 +132,17 @@ func (s PasskeyStore) RecordUse(ctx context.Context, db DB, id uuid.UUID, u Pass
 
 // Rename names the owner's passkey id and returns it, or ErrNotFound.
 func (s PasskeyStore) Rename(ctx context.Context, db DB, ownerType string, owner, id uuid.UUID, name string, now time.Time) (*Passkey, error) {
-	return s.one(ctx, db, "rename passkey", passkeyQueries.rename, id, ownerType, owner, name, now)
+	return getRow[Passkey](ctx, s.q, db, "rename passkey", passkeyQueries.rename, id, ownerType, owner, name, now)
 }
 
 // Remove deletes the owner's passkey id and returns it, or ErrNotFound.
 func (s PasskeyStore) Remove(ctx context.Context, db DB, ownerType string, owner, id uuid.UUID) (*Passkey, error) {
-	return s.one(ctx, db, "remove passkey", passkeyQueries.remove, id, ownerType, owner)
+	return getRow[Passkey](ctx, s.q, db, "remove passkey", passkeyQueries.remove, id, ownerType, owner)
 }
 
 // RemoveAll deletes every passkey of the owner and returns how many.
 func (s PasskeyStore) RemoveAll(ctx context.Context, db DB, ownerType string, owner uuid.UUID) (int64, error) {
 	return execCount(ctx, s.q, db, "remove passkeys", passkeyQueries.removeAll, ownerType, owner)
-}
-
-func (s PasskeyStore) one(ctx context.Context, db DB, op, query string, args ...any) (*Passkey, error) {
-	var p Passkey
-	if err := s.q.get(ctx, db, &p, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	p.normalize()
-	return &p, nil
 }
 
 // UserHandle returns the owner's WebAuthn user handle, storing fresh

@@ -85,26 +85,16 @@ func (ps PostStore) Create(ctx context.Context, db DB, p *Post) error {
 	return nil
 }
 
-// getPost runs a query that returns at most one post.
-func (ps PostStore) getPost(ctx context.Context, db DB, op, query string, args ...any) (*Post, error) {
-	var p Post
-	if err := ps.q.get(ctx, db, &p, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	p.normalize()
-	return &p, nil
-}
-
 // ByID returns the post with id, or ErrNotFound.
 func (ps PostStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Post, error) {
-	return ps.getPost(ctx, db, "post by id", postQueries.byID, id)
+	return getRow[Post](ctx, ps.q, db, "post by id", postQueries.byID, id)
 }
 
 // ByIDForOwner returns the post with id if userID owns it. ErrNotFound means
 // that it does not exist or belongs to someone else; the two are not told
 // apart.
 func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUID) (*Post, error) {
-	return ps.getPost(ctx, db, "post by id for owner", postQueries.byIDForOwner, id, userID)
+	return getRow[Post](ctx, ps.q, db, "post by id for owner", postQueries.byIDForOwner, id, userID)
 }
 
 // Publish publishes the draft id of userID at now, storing its preview
@@ -114,7 +104,7 @@ func (ps PostStore) ByIDForOwner(ctx context.Context, db DB, id, userID uuid.UUI
 // published is returned as it is with changed false; a post that does not
 // exist or belongs to someone else is ErrNotFound.
 func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postQueries.publishOwned, id, now, userID)
+	p, err = getRow[Post](ctx, ps.q, db, "publish post", postQueries.publishOwned, id, now, userID)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByIDForOwner(ctx, db, id, userID)
 		return p, false, err
@@ -124,7 +114,7 @@ func (ps PostStore) Publish(ctx context.Context, db DB, id, userID uuid.UUID, no
 
 // PublishAny is Publish without the owner check, for the background job.
 func (ps PostStore) PublishAny(ctx context.Context, db DB, id uuid.UUID, now time.Time) (p *Post, changed bool, err error) {
-	p, err = ps.getPost(ctx, db, "publish post", postQueries.publishAny, id, now)
+	p, err = getRow[Post](ctx, ps.q, db, "publish post", postQueries.publishAny, id, now)
 	if errors.Is(err, ErrNotFound) {
 		p, err = ps.ByID(ctx, db, id)
 		return p, false, err

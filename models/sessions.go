@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -222,25 +221,15 @@ func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 	return nil
 }
 
-// get runs a query that returns at most one session.
-func (s *SessionStore) get(ctx context.Context, db DB, op, query string, args ...any) (*Session, error) {
-	var sess Session
-	if err := s.q.get(ctx, db, &sess, query, args...); err != nil {
-		return nil, storeErr(op, err)
-	}
-	sess.normalize()
-	return &sess, nil
-}
-
 // ByHash returns the session whose refresh_token_hash is hash, in any
 // state, or ErrNotFound.
 func (s *SessionStore) ByHash(ctx context.Context, db DB, hash string) (*Session, error) {
-	return s.get(ctx, db, "session by hash", s.byHash, hash)
+	return getRow[Session](ctx, s.q, db, "session by hash", s.byHash, hash)
 }
 
 // ByID returns the session with id, in any state, or ErrNotFound.
 func (s *SessionStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Session, error) {
-	return s.get(ctx, db, "session by id", s.byID, id)
+	return getRow[Session](ctx, s.q, db, "session by id", s.byID, id)
 }
 
 // Rotate replaces the session oldID by next in one statement: next is
@@ -335,7 +324,7 @@ func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, 
 // LiveInChain returns the row of ownerID's session chain that is not
 // revoked (whether or not it expired), or ErrNotFound.
 func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uuid.UUID) (*Session, error) {
-	return s.get(ctx, db, "live session of chain", s.liveInChain, ownerID, chain)
+	return getRow[Session](ctx, s.q, db, "live session of chain", s.liveInChain, ownerID, chain)
 }
 
 // Reassure records, on the live session row id of ownerID, how it was
@@ -358,27 +347,13 @@ func (s *SessionStore) MarkTheft(ctx context.Context, db DB, ownerID, chain uuid
 // ListLive returns the live row (not revoked, expiring after now) of each
 // of ownerID's sessions, newest login first.
 func (s *SessionStore) ListLive(ctx context.Context, db DB, ownerID uuid.UUID, now time.Time) ([]Session, error) {
-	var list []Session
-	if err := s.q.sel(ctx, db, &list, s.listLive, ownerID, now); err != nil {
-		return nil, storeErr("list live sessions", err)
-	}
-	for i := range list {
-		list[i].normalize()
-	}
-	return list, nil
+	return selectRows[Session](ctx, s.q, db, "list live sessions", s.listLive, ownerID, now)
 }
 
 // ListByOwner returns every session of ownerID, in any state, ordered by
 // created_at then id.
 func (s *SessionStore) ListByOwner(ctx context.Context, db DB, ownerID uuid.UUID) ([]Session, error) {
-	var list []Session
-	if err := s.q.sel(ctx, db, &list, s.listByOwner, ownerID); err != nil {
-		return nil, storeErr("list sessions", err)
-	}
-	for i := range list {
-		list[i].normalize()
-	}
-	return list, nil
+	return selectRows[Session](ctx, s.q, db, "list sessions", s.listByOwner, ownerID)
 }
 
 // PurgeExpired deletes the sessions whose expires_at is before the cutoff,
@@ -389,18 +364,5 @@ func (s *SessionStore) ListByOwner(ctx context.Context, db DB, ownerID uuid.UUID
 // that a deleted session had replaced get replaced_by_session_id NULL.
 // Called with a *sqlx.DB, every batch commits on its own.
 func (s *SessionStore) PurgeExpired(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge expired sessions: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge expired sessions", s.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge expired sessions", s.purge, before, batch)
 }

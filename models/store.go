@@ -47,6 +47,60 @@ func execOne(ctx context.Context, q querier, db DB, op, query string, args ...an
 	return err
 }
 
+// getRow runs query, which returns at most one row, into a new T and
+// normalizes it (its times in UTC); no row is ErrNotFound, and any other
+// failure is op's error (see storeErr).
+func getRow[T any, P interface {
+	*T
+	normalize()
+}](ctx context.Context, q querier, db DB, op, query string, args ...any) (*T, error) {
+	row := new(T)
+	if err := q.get(ctx, db, row, query, args...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	P(row).normalize()
+	return row, nil
+}
+
+// selectRows runs query into a list of T and normalizes each row, as
+// getRow does one; no row is an empty (nil) list.
+func selectRows[T any, P interface {
+	*T
+	normalize()
+}](ctx context.Context, q querier, db DB, op, query string, args ...any) ([]T, error) {
+	var list []T
+	if err := q.sel(ctx, db, &list, query, args...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	for i := range list {
+		P(&list[i]).normalize()
+	}
+	return list, nil
+}
+
+// purgeInBatches runs query, a DELETE of at most $2 rows older than $1
+// (before) that skips rows locked by another transaction, batch rows per
+// statement so that no statement holds many locks for long, until a
+// statement deletes fewer than batch rows. It returns how many rows it
+// deleted, with ctx's error if ctx ended between batches. Called with a
+// *sqlx.DB, every batch commits on its own; op names the purge in errors.
+func purgeInBatches(ctx context.Context, q querier, db DB, op, query string, before time.Time, batch int) (int64, error) {
+	if batch < 1 {
+		return 0, fmt.Errorf("models: %s: batch %d, want at least 1", op, batch)
+	}
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := execCount(ctx, q, db, op, query, before, batch)
+		total += n
+		if err != nil || n < int64(batch) {
+			return total, err
+		}
+	}
+}
+
 // nullIfZero binds the zero time as NULL, so that SQL can substitute a
 // default with COALESCE.
 func nullIfZero(t time.Time) any {

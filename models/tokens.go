@@ -77,12 +77,7 @@ func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 // otherwise. It lets a flow refuse a bad token before costly work; the
 // token is still taken by Consume, which decides between concurrent uses.
 func (s TokenStore) Live(ctx context.Context, db DB, purpose, hash string, now time.Time) (*OneTimeToken, error) {
-	var t OneTimeToken
-	if err := s.q.get(ctx, db, &t, tokenQueries.live, hash, purpose, now); err != nil {
-		return nil, storeErr("live token", err)
-	}
-	t.normalize()
-	return &t, nil
+	return getRow[OneTimeToken](ctx, s.q, db, "live token", tokenQueries.live, hash, purpose, now)
 }
 
 // VoidAll voids, by expiring them at now, the owner's unused tokens of
@@ -98,12 +93,7 @@ func (s TokenStore) VoidAll(ctx context.Context, db DB, ownerType string, owner 
 // voided or used already. Run it in the transaction of the change the
 // token authorises: a rollback makes the token usable again.
 func (s TokenStore) Consume(ctx context.Context, db DB, purpose, hash string, now time.Time) (*OneTimeToken, error) {
-	var t OneTimeToken
-	if err := s.q.get(ctx, db, &t, tokenQueries.consume, hash, purpose, now); err != nil {
-		return nil, storeErr("consume token", err)
-	}
-	t.normalize()
-	return &t, nil
+	return getRow[OneTimeToken](ctx, s.q, db, "consume token", tokenQueries.consume, hash, purpose, now)
 }
 
 // CountSince counts the owner's tokens of purpose created after since,

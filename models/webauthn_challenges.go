@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,18 +106,5 @@ func (s CeremonyStore) Known(ctx context.Context, db DB, id uuid.UUID, ownerType
 // Purge deletes the ceremonies that expired before the cutoff, batch rows
 // per statement, and returns how many.
 func (s CeremonyStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
-	if batch < 1 {
-		return 0, fmt.Errorf("models: purge webauthn challenges: batch %d, want at least 1", batch)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := execCount(ctx, s.q, db, "purge webauthn challenges", ceremonyQueries.purge, before, batch)
-		total += n
-		if err != nil || n < int64(batch) {
-			return total, err
-		}
-	}
+	return purgeInBatches(ctx, s.q, db, "purge webauthn challenges", ceremonyQueries.purge, before, batch)
 }

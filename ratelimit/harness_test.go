@@ -1,20 +1,19 @@
 package ratelimit
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/testenv"
 )
 
@@ -143,16 +142,7 @@ func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) 
 func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // logBuffer captures slog text output.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 func (b *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -160,15 +150,7 @@ func (b *logBuffer) logger() *slog.Logger {
 
 // count returns how many captured lines are at level (e.g. "WARN").
 func (b *logBuffer) count(level string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.buf.String(), "level="+level+" ")
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return strings.Count(b.String(), "level="+level+" ")
 }
 
 // localSize returns the number of windows a limiter holds in-process.

@@ -22,6 +22,27 @@ func newShared(tb testing.TB, cfg SharedConfig) *Shared {
 	return s
 }
 
+// twoShared returns two instances on one Redis namespace with one clock,
+// as two servers of a deployment, and that namespace's key prefix.
+func twoShared(t *testing.T) (a, b *Shared, clock *fakeClock, prefix string) {
+	t.Helper()
+	clock, prefix = newFakeClock(), keyPrefix(t)
+	pool := redisPool(t)
+	a = newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	b = newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
+	return a, b, clock, prefix
+}
+
+// syncInTurn syncs each instance in turn, failing t on an error.
+func syncInTurn(t *testing.T, instances ...*Shared) {
+	t.Helper()
+	for _, s := range instances {
+		if err := s.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func admitted(s *Shared, key string, limit, n int) int {
 	got := 0
 	for range n {
@@ -67,11 +88,7 @@ func TestSharedDecidesInProcess(t *testing.T) {
 // sync after the other's.
 func TestSharedTwoInstances(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
-	pool, prefix := redisPool(t), keyPrefix(t)
-	a := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
-	b := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
-	ctx := context.Background()
+	a, b, clock, prefix := twoShared(t)
 	if got := admitted(a, "k", 10, 15); got != 10 {
 		t.Fatalf("a admitted %d of 15, want 10", got)
 	}
@@ -79,14 +96,7 @@ func TestSharedTwoInstances(t *testing.T) {
 	if got := admitted(b, "k", 10, 3); got != 3 {
 		t.Fatalf("b admitted %d before any sync, want 3", got)
 	}
-	for _, s := range []*Shared{a, b} {
-		if err := s.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	syncInTurn(t, a, b, a)
 	if got := admitted(b, "k", 10, 5) + admitted(a, "k", 10, 5); got != 0 {
 		t.Fatalf("after the syncs %d more were admitted", got)
 	}
@@ -107,21 +117,13 @@ func TestSharedTwoInstances(t *testing.T) {
 // that neither instance admits a fifth.
 func TestSharedIdleInstanceLearns(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
-	pool, prefix := redisPool(t), keyPrefix(t)
-	a := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
-	b := newShared(t, SharedConfig{Pool: pool, Prefix: prefix, Now: clock.Now})
-	ctx := context.Background()
+	a, b, _, _ := twoShared(t)
 	for i, s := range []*Shared{a, b, a, b} {
 		if !s.Allow("k", 4, time.Minute).Allowed {
 			t.Fatalf("hit %d refused", i+1)
 		}
 	}
-	for _, s := range []*Shared{b, a, b} { // b's second sync has nothing to send
-		if err := s.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	syncInTurn(t, b, a, b) // b's second sync has nothing to send
 	for name, s := range map[string]*Shared{"a": a, "b": b} {
 		if d := s.Allow("k", 4, time.Minute); d.Allowed {
 			t.Errorf("%s admitted a fifth hit of 4 (%+v)", name, d)

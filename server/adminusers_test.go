@@ -107,13 +107,7 @@ func TestAdminManagesUsers(t *testing.T) {
 	a, _ := adminLogin(t, s, "boss@example.com", "web")
 	u := register(t, s.client(), "web")
 
-	socketOf := func(v *registered) *sockettest.Client {
-		c := sockettest.Start(t, b.URL, v.token, sockettest.Options{})
-		if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	socketOf := func(v *registered) *sockettest.Client { return connectSocket(t, b.URL, v.token) }
 	ending := func(path, event string, wantActive bool, deleted bool) {
 		t.Helper()
 		v := loginAgain(t, s, u, "app")

@@ -4,33 +4,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/actionkit/actionkit/internal/browsertest"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
-
-// offsetClock is the real time moved forward by the test: the browser
-// runs in real time, and one step forward ages a session past
-// REAUTH_MAX_AGE without a wait.
-type offsetClock struct {
-	mu sync.Mutex
-	d  time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().UTC().Truncate(time.Microsecond).Add(c.d)
-}
-
-// Advance moves the clock forward by d.
-func (c *offsetClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.d += d
-}
 
 // totpSource hands out the TOTP codes of one secret, each for a step the
 // server still accepts: the current step, or the next one (within the
@@ -75,7 +54,9 @@ func (s *totpSource) wrong(t testing.TB) string {
 // sensitive change in a session older than REAUTH_MAX_AGE.
 func TestBrowserTwoFactor(t *testing.T) {
 	const maxAge = 2 * time.Minute
-	clock := &offsetClock{}
+	// The browser runs in real time: one step of the clock forward ages a
+	// session past REAUTH_MAX_AGE without a wait.
+	clock := &testclock.Offset{}
 	env := testEnv(t, "REAUTH_MAX_AGE="+maxAge.String())
 	s := startServerClock(t, env, clock.Now, "api")
 	adminID := createAdmin(t, env, "desk@example.com")

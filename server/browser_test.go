@@ -133,7 +133,7 @@ func TestBrowserDemoConfig(t *testing.T) {
 		{"on in production when asked", map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "DEMO_ENABLED": "true"}, true},
 		{"off when asked", map[string]string{"DEMO_ENABLED": "false"}, false},
 	} {
-		c, err := loadConfig(func(k string) string { return tc.env[k] })
+		c, err := loadEnv(tc.env)
 		if err != nil || c.DemoEnabled != tc.want {
 			t.Errorf("%s: DemoEnabled = %v (%v), want %v", tc.name, c != nil && c.DemoEnabled, err, tc.want)
 		}

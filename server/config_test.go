@@ -65,7 +65,7 @@ func TestDataEncryptionKey(t *testing.T) {
 	const given = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 	load := func(env map[string]string) *config {
 		t.Helper()
-		c, err := loadConfig(func(k string) string { return env[k] })
+		c, err := loadEnv(env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,12 +96,44 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
+// loadEnv loads the configuration of env, a variable unset when absent.
+func loadEnv(env map[string]string) (*config, error) {
+	return loadConfig(func(k string) string { return env[k] })
+}
+
+// configRefusal is an environment loadConfig must refuse, and what its
+// error must name.
+type configRefusal struct {
+	name string
+	env  map[string]string
+	want []string
+}
+
+// checkRefusals loads each environment in a subtest: loading fails with
+// an error that names every wanted setting and never repeats the
+// 40-character test secret.
+func checkRefusals(t *testing.T, cases []configRefusal) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadEnv(tc.env)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %s", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), strings.Repeat("a", 40)) {
+				t.Errorf("the error repeats the secret")
+			}
+		})
+	}
+}
+
 func TestLoadConfigErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		want []string
-	}{
+	checkRefusals(t, []configRefusal{
 		{"every bad value at once", map[string]string{"PORT": "70000", "APP_ENV": "staging", "ACCESS_TOKEN_EXPIRES_IN": "soon", "TRUST_PROXY": "maybe"},
 			[]string{"PORT", "APP_ENV", "ACCESS_TOKEN_EXPIRES_IN", "TRUST_PROXY"}},
 		{"production needs a real secret", map[string]string{"APP_ENV": "production"}, []string{"ACCESS_TOKEN_SECRET", "DATA_ENCRYPTION_KEY"}},
@@ -128,22 +160,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"second factor settings, every bad one at once", map[string]string{"MFA_ISSUER": "Acme:Corp", "MFA_TOTP_SKEW": "11",
 			"MFA_CHALLENGE_EXPIRES_IN": "0s", "MFA_CHALLENGE_MAX_ATTEMPTS": "0", "REAUTH_MAX_AGE": "later"},
 			[]string{"MFA_ISSUER", "MFA_TOTP_SKEW", "MFA_CHALLENGE_EXPIRES_IN", "MFA_CHALLENGE_MAX_ATTEMPTS", "REAUTH_MAX_AGE"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := loadConfig(func(k string) string { return tc.env[k] })
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not name %s", err, w)
-				}
-			}
-			if strings.Contains(err.Error(), strings.Repeat("a", 40)) {
-				t.Errorf("the error repeats the secret")
-			}
-		})
-	}
+	})
 	c, err := loadConfig(func(k string) string {
 		return map[string]string{"APP_ENV": "production", "ACCESS_TOKEN_SECRET": testSecret, "DATA_ENCRYPTION_KEY": testDataKey, "CORS_ORIGINS": "https://a.example, http://localhost:3000"}[k]
 	})

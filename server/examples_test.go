@@ -17,6 +17,7 @@ import (
 	"github.com/actionkit/actionkit/examples/mobile/appclient"
 	"github.com/actionkit/actionkit/examples/sibling/notes"
 	"github.com/actionkit/actionkit/internal/poll"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 )
 
@@ -30,7 +31,7 @@ func TestSiblingServiceAcceptsUserTokens(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, "ACCESS_TOKEN_ALG=EdDSA"), "api")
 	proxy := newTCPProxy(t, hostOf(t, s.URL))
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	var ahead atomic.Int64 // how far the sibling's clock runs ahead
 	verifier, err := jwks.New(jwks.Config{
 		URL: proxy.replaceHost(s.URL) + jwksPath, Issuer: "actionkit",

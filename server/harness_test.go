@@ -17,6 +17,7 @@ import (
 
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/internal/redistest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 // testSecret signs the access tokens of test servers.
@@ -32,28 +33,10 @@ type testServer struct {
 	t       testing.TB
 	URL     string
 	env     map[string]string
-	logs    *syncBuffer
+	logs    *syncbuf.Buffer
 	cancel  context.CancelFunc
 	exit    chan int
 	stopped bool
-}
-
-// syncBuffer is a log sink safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // testEnv returns the environment of a test server: a fresh database, a
@@ -103,7 +86,7 @@ func startServerClock(t testing.TB, env map[string]string, now func() time.Time,
 func startServerWith(t testing.TB, env map[string]string, mod func(*environment), args ...string) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &testServer{t: t, env: env, logs: &syncBuffer{}, cancel: cancel, exit: make(chan int, 1)}
+	s := &testServer{t: t, env: env, logs: &syncbuf.Buffer{}, cancel: cancel, exit: make(chan int, 1)}
 	addrs := make(chan net.Addr, 1)
 	e := &environment{
 		args:      args,

@@ -16,6 +16,7 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/internal/poll"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 	"github.com/actionkit/actionkit/models"
 )
@@ -176,7 +177,7 @@ func TestStartWithAnotherDataKey(t *testing.T) {
 	s.stop()
 	other := maps.Clone(env)
 	other["DATA_ENCRYPTION_KEY"] = strings.Repeat("ab", 32)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	code := run(t.Context(), &environment{args: []string{"api"}, getenv: func(k string) string { return other[k] }, stdout: logs, stderr: logs})
 	if code != 1 || !strings.Contains(logs.String(), "does not open under DATA_ENCRYPTION_KEY") {
 		t.Fatalf("exit %d:\n%s", code, logs.String())

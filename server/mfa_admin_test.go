@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/smtptest"
-	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
 // TestAdminSecondFactor: admins have the same engine under
@@ -86,10 +85,7 @@ func TestSecondFactorMailsAndAdminReset(t *testing.T) {
 
 	// The reset, with a socket open and a second step pending.
 	pending := firstStep(t, s, "/v1/users/login", email)
-	sock := sockettest.Start(t, s.URL, m.token, sockettest.Options{})
-	if _, err := sock.WaitFor(waitCtx(t), "connect", nil); err != nil {
-		t.Fatal(err)
-	}
+	sock := connectSocket(t, s.URL, m.token)
 	start := time.Now()
 	r := adminCall(a, "resetmfa", m.id).want(t, 200, "")
 	if r.obj("user")["mfaEnabled"] != false || r.obj("user")["id"] != m.id {

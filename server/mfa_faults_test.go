@@ -19,9 +19,7 @@ import (
 // client is not. A slowed attempt is not evaluated or counted.
 func TestSecondFactorSlowDown(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
-	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=20"), clock.Now)
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=20")
 	guesser, other := xff("203.0.113.71"), xff("203.0.113.72")
 	token := firstStep(t, s, "/v1/users/login", m.email, guesser...)
 	for range 5 {
@@ -67,10 +65,8 @@ func TestMFARateClass(t *testing.T) {
 // the sessions, but the next login still asks for the second factor.
 func TestPasswordResetLeavesMFAOn(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
 	smtp := smtptest.Start(t)
-	s := startServerClock(t, testEnv(t, "SMTP_URL="+smtp.URL(), "PUBLIC_URL=https://app.test", "MAIL_RETRY_BACKOFF=0s"), clock.Now)
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
+	s, clock, m := mfaServer(t, "SMTP_URL="+smtp.URL(), "PUBLIC_URL=https://app.test", "MAIL_RETRY_BACKOFF=0s")
 	s.client().call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": m.email}).want(t, 200, "")
 	reset := tokenOf(t, waitMails(t, smtp, m.email, "Reset your password", 1)[0], resetLinkRe)
 	s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": reset, "password": newPassword}).want(t, 200, "")

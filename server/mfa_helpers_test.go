@@ -12,37 +12,29 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
-// testClock is the clock of a test server, moved by the test instead of
-// waiting: TOTP codes are computed for the times it is set to.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// newTestClock starts at the current time, in the middle of a 30-second
-// step so that a code computed now stays the current one while the test
-// does not move the clock.
-func newTestClock() *testClock {
+// newTestClock returns the clock of a test server, moved by the test
+// instead of waiting: TOTP codes are computed for the times it is set to.
+// It starts at the current time, in the middle of a 30-second step so that
+// a code computed now stays the current one while the test does not move
+// the clock.
+func newTestClock() *testclock.Clock {
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return &testClock{t: now.Add(-time.Duration(now.Unix()%30)*time.Second + 15*time.Second)}
+	return testclock.At(now.Add(-time.Duration(now.Unix()%30)*time.Second + 15*time.Second))
 }
 
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// mfaServer starts a server on a test clock, with testEnv and overrides,
+// and enrols a web user's TOTP there.
+func mfaServer(t *testing.T, overrides ...string) (*testServer, *testclock.Clock, *mfaUser) {
+	t.Helper()
+	clock := newTestClock()
+	s := startServerClock(t, testEnv(t, overrides...), clock.Now)
+	return s, clock, enroll(t, register(t, s.client(), "web"), clock, "user")
 }
 
 // totpAt computes the RFC 6238 code of a base32 secret at t (SHA-1, six
@@ -87,7 +79,7 @@ type mfaUser struct {
 // enroll sets TOTP up for u through the API at clock's time: enroll, then
 // confirm with the current code. u's tokens become the confirmed
 // session's.
-func enroll(t testing.TB, u *registered, clock *testClock, owner string) *mfaUser {
+func enroll(t testing.TB, u *registered, clock *testclock.Clock, owner string) *mfaUser {
 	t.Helper()
 	base := "/v1/" + owner + "s/mfa/totp/"
 	auth := []string{"Authorization", "jwt-" + owner + " " + u.token}

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/actionkit/actionkit/internal/openapitest"
 )
 
 // TestOpenAPIDescribesSecondFactorAnswers checks real answers of the
@@ -18,16 +16,7 @@ func TestOpenAPIDescribesSecondFactorAnswers(t *testing.T) {
 	env := testEnv(t, "REAUTH_MAX_AGE=2m")
 	s := startServerClock(t, env, clock.Now, "api")
 	c := s.client()
-	v := openapitest.NewValidator(t, []byte(c.call(http.MethodGet, "/openapi.json", nil).Raw))
-	check := func(method, path string, r *apiResponse, status int) {
-		t.Helper()
-		if r.Status != status {
-			t.Fatalf("%s %s: got %d, want %d: %s", method, path, r.Status, status, r.Raw)
-		}
-		for _, problem := range v.Response(method, path, r.Status, r.Header, []byte(r.Raw)) {
-			t.Errorf("%s %s: %s", method, path, problem)
-		}
-	}
+	check := documentCheck(t, c)
 	u := register(t, c, "app")
 	auth := u.auth()
 	check("GET", "/v1/users/mfa/status", u.c.call(http.MethodGet, "/v1/users/mfa/status", nil, auth...), 200)

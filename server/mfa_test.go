@@ -68,7 +68,7 @@ func TestTOTPEnrolment(t *testing.T) {
 	s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+other.str("token")).want(t, 401, "")
 	s.client().call(http.MethodGet, "/v1/users/read", nil, u.auth()...).want(t, 401, "") // the old token of the caller too
 	u.token = r.str("token")
-	if c := jwtPayload(t, u.token); !slices.Equal(strs(c["amr"]), []string{"pwd", "otp"}) {
+	if c := jwtPayload(u.token); !slices.Equal(strs(c["amr"]), []string{"pwd", "otp"}) {
 		t.Errorf("amr %v", c["amr"])
 	}
 	sess := u.c.call(http.MethodGet, "/v1/users/sessions", nil, u.auth()...).want(t, 200, "").Body["sessions"].([]any)
@@ -97,10 +97,8 @@ func TestTOTPEnrolment(t *testing.T) {
 // records how the session was authenticated.
 func TestVerifyAnswersAsTheFirstStep(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
-	s := startServerClock(t, testEnv(t), clock.Now)
+	s, clock, m := mfaServer(t)
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	for _, tc := range []struct {
 		path, client string
 		v2           bool
@@ -123,7 +121,7 @@ func TestVerifyAnswersAsTheFirstStep(t *testing.T) {
 			if tc.v2 && r.obj("session")["client"] != tc.client {
 				t.Errorf("session %v", r.obj("session"))
 			}
-			claims := jwtPayload(t, r.str("token"))
+			claims := jwtPayload(r.str("token"))
 			if !slices.Equal(strs(claims["amr"]), []string{"pwd", "otp"}) || claims["aud"] != "user-"+tc.client {
 				t.Errorf("claims %v", claims)
 			}
@@ -146,12 +144,10 @@ func TestVerifyAnswersAsTheFirstStep(t *testing.T) {
 // burns after MFA_CHALLENGE_MAX_ATTEMPTS wrong codes.
 func TestVerifyRefusals(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
 	// Wrong codes slow the account down for their client: each client
 	// below is another address.
-	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true"), clock.Now)
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true")
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	clock.Advance(30 * time.Second)
 	token := firstStep(t, s, "/v1/users/login", m.email)
 	c := s.client()
@@ -203,11 +199,9 @@ func TestVerifyRefusals(t *testing.T) {
 // challenge completes once).
 func TestVerifyRace(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
 	// Each request from its own client, so that the per-account slow-down
 	// (which wrong codes feed) slows none of them.
-	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=100"), clock.Now)
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=100")
 	const parallel, rounds = 10, 8
 	from := func(round, i int) []string { return xff(fmt.Sprintf("2001:db8:%d:%d::1", round, i)) }
 	for round := range rounds {
@@ -261,17 +255,15 @@ func TestVerifyRace(t *testing.T) {
 // or code in plain text.
 func TestRecoveryCodes(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock()
-	s := startServerClock(t, testEnv(t), clock.Now)
+	s, _, m := mfaServer(t)
 	db := s.db()
-	m := enroll(t, register(t, s.client(), "web"), clock, "user")
 	typed := strings.ToLower(strings.ReplaceAll(m.codes[3], "-", " "))
 	token := firstStep(t, s, "/v1/users/login", m.email)
 	r := verify(s.client(), "user", token, "recovery_code", typed).want(t, 201, "")
 	if r.Body["recoveryCodesRemaining"] != float64(9) {
 		t.Errorf("answer %s: want recoveryCodesRemaining 9", r.Raw)
 	}
-	if c := jwtPayload(t, r.str("token")); !slices.Equal(strs(c["amr"]), []string{"pwd", "rcv"}) {
+	if c := jwtPayload(r.str("token")); !slices.Equal(strs(c["amr"]), []string{"pwd", "rcv"}) {
 		t.Errorf("amr %v", c["amr"])
 	}
 	token = firstStep(t, s, "/v1/users/login", m.email)

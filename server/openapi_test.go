@@ -20,7 +20,7 @@ import (
 // API role's, without connecting to anything, and describes them.
 func appActions(t testing.TB, env map[string]string) []framework.Descriptor {
 	t.Helper()
-	cfg, err := loadConfig(func(k string) string { return env[k] })
+	cfg, err := loadEnv(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,12 +180,11 @@ func toStrings(v any) []string {
 	return out
 }
 
-// TestOpenAPIDescribesRealAnswers checks answers of the real server against
-// the document it serves.
-func TestOpenAPIDescribesRealAnswers(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, testEnv(t), "api")
-	c := s.client()
+// documentCheck reads the API document the server of c serves and returns
+// a check that an answer r to method and path has the status given and
+// matches the document.
+func documentCheck(t *testing.T, c *client) func(method, path string, r *apiResponse, status int) {
+	t.Helper()
 	v := openapitest.NewValidator(t, []byte(c.call(http.MethodGet, "/openapi.json", nil).Raw))
 	check := func(method, path string, r *apiResponse, status int) {
 		t.Helper()
@@ -196,6 +195,16 @@ func TestOpenAPIDescribesRealAnswers(t *testing.T) {
 			t.Errorf("%s %s: %s", method, path, problem)
 		}
 	}
+	return check
+}
+
+// TestOpenAPIDescribesRealAnswers checks answers of the real server against
+// the document it serves.
+func TestOpenAPIDescribesRealAnswers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, testEnv(t), "api")
+	c := s.client()
+	check := documentCheck(t, c)
 	u := register(t, c, "app")
 	check(http.MethodPost, "/v1/users/register", u.res, 201)
 	again := map[string]any{"email": u.email, "password": strongPassword}

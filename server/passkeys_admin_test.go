@@ -6,7 +6,6 @@ import (
 
 	"github.com/descope/virtualwebauthn"
 
-	"github.com/actionkit/actionkit/internal/openapitest"
 	"github.com/actionkit/actionkit/internal/smtptest"
 )
 
@@ -21,12 +20,10 @@ func TestPasskeyAdminRoutes(t *testing.T) {
 	env := passkeyEnv(t, "SMTP_URL="+smtp.URL(), "MAIL_RETRY_BACKOFF=0s")
 	s := startServer(t, env)
 	db := s.db()
-	v := openapitest.NewValidator(t, []byte(s.client().call(http.MethodGet, "/openapi.json", nil).Raw))
+	conforms := documentCheck(t, s.client())
 	check := func(path string, r *apiResponse) *apiResponse {
 		t.Helper()
-		for _, problem := range v.Response(http.MethodPost, path, r.Status, r.Header, []byte(r.Raw)) {
-			t.Errorf("POST %s: %s", path, problem)
-		}
+		conforms(http.MethodPost, path, r, r.Status)
 		return r
 	}
 	adminID := createAdmin(t, env, "keys@example.com")

@@ -14,26 +14,23 @@ import (
 // that domain from, is refused at start; an address as the host of
 // PUBLIC_URL leaves passkeys off.
 func TestWebAuthnConfig(t *testing.T) {
-	load := func(env map[string]string) (*config, error) {
-		return loadConfig(func(k string) string { return env[k] })
-	}
-	c, err := load(nil)
+	c, err := loadEnv(nil)
 	if err != nil || c.WebAuthn == nil || c.WebAuthn.RPID != "localhost" || c.WebAuthn.RPName != "actionkit" ||
 		!slices.Equal(c.WebAuthn.Origins, []string{"http://localhost:8000"}) {
 		t.Fatalf("defaults: %+v, %v", c.WebAuthn, err)
 	}
-	c, err = load(map[string]string{"PUBLIC_URL": "https://App.Example.com:8443/base"})
+	c, err = loadEnv(map[string]string{"PUBLIC_URL": "https://App.Example.com:8443/base"})
 	if err != nil || c.WebAuthn.RPID != "app.example.com" || !slices.Equal(c.WebAuthn.Origins, []string{"https://app.example.com:8443"}) {
 		t.Errorf("from PUBLIC_URL: %+v, %v", c.WebAuthn, err)
 	}
-	c, err = load(map[string]string{"PUBLIC_URL": "https://api.example.com", "WEBAUTHN_RP_ID": "Example.com", "WEBAUTHN_RP_NAME": "Example",
+	c, err = loadEnv(map[string]string{"PUBLIC_URL": "https://api.example.com", "WEBAUTHN_RP_ID": "Example.com", "WEBAUTHN_RP_NAME": "Example",
 		"WEBAUTHN_ORIGINS": "https://example.com, https://App.example.com:8443,android:apk-key-hash:" + strings.Repeat("Ab-_", 11)})
 	if err != nil || c.WebAuthn.RPID != "example.com" || c.WebAuthn.RPName != "Example" ||
 		!slices.Equal(c.WebAuthn.Origins, []string{"https://example.com", "https://app.example.com:8443"}) || len(c.WebAuthn.AppOrigins) != 1 {
 		t.Errorf("explicit: %+v, %v", c.WebAuthn, err)
 	}
 	for _, host := range []string{"http://127.0.0.1:8000", "http://[::1]:8000"} {
-		c, err = load(map[string]string{"PUBLIC_URL": host})
+		c, err = loadEnv(map[string]string{"PUBLIC_URL": host})
 		if err != nil || c.WebAuthn != nil || c.webauthnOff == "" {
 			t.Errorf("PUBLIC_URL %s: %+v, %v; want passkeys off", host, c.WebAuthn, err)
 		}
@@ -49,12 +46,12 @@ func TestWebAuthnConfig(t *testing.T) {
 		"a bad app origin":        {"WEBAUTHN_RP_ID": "example.com", "WEBAUTHN_ORIGINS": "https://example.com,android:apk-key-hash:x"},
 		"only an app origin":      {"WEBAUTHN_RP_ID": "example.com", "WEBAUTHN_ORIGINS": "android:apk-key-hash:" + strings.Repeat("A", 43)},
 	} {
-		_, err := load(env)
+		_, err := loadEnv(env)
 		if err == nil || !strings.Contains(err.Error(), "WEBAUTHN_") {
 			t.Errorf("%s: %v, want a WEBAUTHN_ error", name, err)
 		}
 	}
-	if _, err := load(map[string]string{"WEBAUTHN_RP_NAME": strings.Repeat("n", 65)}); err == nil {
+	if _, err := loadEnv(map[string]string{"WEBAUTHN_RP_NAME": strings.Repeat("n", 65)}); err == nil {
 		t.Error("a 65-character WEBAUTHN_RP_NAME was accepted")
 	}
 }

@@ -18,11 +18,9 @@ import (
 // refused.
 func TestPasskeyAsSecondFactor(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
+	s, db, u, o := passkeyServer(t)
 	d := newDevice(virtualwebauthn.AuthenticatorOptions{})
-	addPasskey(t, userOwner(u), d, "Phone")
+	addPasskey(t, o, d, "Phone")
 
 	first := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).
 		want(t, 403, "USER_FORBIDDEN_MFA_REQUIRED")
@@ -68,7 +66,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 	id, opts = options(token)
 	cred := d.get(t, opts)
 	r := verifyWith(token, id, cred).want(t, 201, "")
-	claims := jwtPayload(t, r.str("token"))
+	claims := jwtPayload(r.str("token"))
 	if !slices.Equal(strs(claims["amr"]), []string{"pwd", "hwk"}) {
 		t.Errorf("amr %v", claims["amr"])
 	}

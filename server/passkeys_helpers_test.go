@@ -22,6 +22,16 @@ func passkeyEnv(t testing.TB, overrides ...string) map[string]string {
 	return testEnv(t, append([]string{"WEBAUTHN_RP_ID=" + testRPID, "WEBAUTHN_ORIGINS=" + testOrigin}, overrides...)...)
 }
 
+// passkeyServer starts an API server with the tests' relying party and
+// registers a web user there; it returns the server, its database, the
+// user, and the user as the owner of passkeys.
+func passkeyServer(t *testing.T) (*testServer, *sqlx.DB, *registered, *owner) {
+	t.Helper()
+	s := startServer(t, passkeyEnv(t), "api")
+	u := register(t, s.client(), "web")
+	return s, s.db(), u, userOwner(u)
+}
+
 // device is a software authenticator holding one credential, used from
 // rp's origin: it answers the server's options as
 // navigator.credentials.create() and get() followed by toJSON() would.

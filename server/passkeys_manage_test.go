@@ -15,10 +15,7 @@ import (
 // state is refreshed on every use.
 func TestPasskeyCounters(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
-	o := userOwner(u)
+	s, db, u, o := passkeyServer(t)
 	warnings := func(accepted string) int {
 		var n int
 		if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM security_events
@@ -87,10 +84,7 @@ func TestPasskeyCounters(t *testing.T) {
 // INVALID_WEBAUTHN_CHALLENGE), and adds nothing.
 func TestPasskeyRegistrationRefusals(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
-	o := userOwner(u)
+	s, db, u, o := passkeyServer(t)
 	d := newDevice(virtualwebauthn.AuthenticatorOptions{})
 	start := func(o *owner) (string, map[string]any) {
 		r := o.call("passkeys/registeroptions", nil).want(t, 200, "")
@@ -145,10 +139,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 // (and is then without a second factor).
 func TestPasskeyRenameAndRemove(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
-	o := userOwner(u)
+	s, db, u, o := passkeyServer(t)
 	one, two := newDevice(virtualwebauthn.AuthenticatorOptions{}), newDevice(virtualwebauthn.AuthenticatorOptions{})
 	p1 := addPasskey(t, o, one, "One")
 	reauthWithPasskey(t, o, one).want(t, 200, "")

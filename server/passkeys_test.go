@@ -19,10 +19,7 @@ var base64urlRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // level 2 with the method hwk, and the passkey records its use.
 func TestPasskeyRegistrationAndLogin(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, passkeyEnv(t), "api")
-	db := s.db()
-	u := register(t, s.client(), "web")
-	o := userOwner(u)
+	s, db, u, o := passkeyServer(t)
 
 	opts := o.call("passkeys/registeroptions", nil).want(t, 200, "")
 	checkCreationOptions(t, opts.obj("options"))
@@ -67,7 +64,7 @@ func TestPasskeyRegistrationAndLogin(t *testing.T) {
 	if r.obj("user")["id"] != u.id || r.str("token") == "" || setCookieLine(r, "jwt-user-refresh") == "" || r.str("refreshToken") != "" {
 		t.Fatalf("passkey login answered %s", r.Raw)
 	}
-	claims := jwtPayload(t, r.str("token"))
+	claims := jwtPayload(r.str("token"))
 	if amr := strs(claims["amr"]); !slices.Equal(amr, []string{"hwk"}) {
 		t.Errorf("amr %v", amr)
 	}

@@ -30,6 +30,17 @@ func createPost(t testing.TB, u *registered, title string) string {
 	return r.obj("post")["id"].(string)
 }
 
+// connectSocket connects a socket.io client to the server at url with
+// token and waits until it is connected.
+func connectSocket(t testing.TB, url, token string) *sockettest.Client {
+	t.Helper()
+	c := sockettest.Start(t, url, token, sockettest.Options{})
+	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // feedClient connects a socket.io client for u and joins FEED.
 func feedClient(t testing.TB, s *testServer, u *registered) *sockettest.Client {
 	t.Helper()
@@ -90,7 +101,7 @@ func TestSocketAuthAndRooms(t *testing.T) {
 	stale := register(t, s.client(), "web")
 	sqlExec(t, db, `UPDATE users SET token_version = 1 WHERE id = $1`, stale.id)
 	now := time.Now().Unix()
-	expired := forge(t, map[string]any{"alg": "HS256", "typ": "JWT"}, map[string]any{"sub": u.id, "type": "user", "tokenVersion": 0,
+	expired := forge(map[string]any{"alg": "HS256", "typ": "JWT"}, map[string]any{"sub": u.id, "type": "user", "tokenVersion": 0,
 		"iat": now - 2000, "exp": now - 1000, "iss": "actionkit", "aud": "user-web"}, []byte(testSecret))
 	for name, token := range map[string]string{"garbage": "nope", "expired": expired, "stale": stale.token, "empty": ""} {
 		t.Run("refused "+name, func(t *testing.T) {

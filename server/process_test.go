@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 var (
@@ -57,7 +59,7 @@ func serverBinary(t testing.TB) string {
 // process is the server binary running as its own OS process.
 type process struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	addr chan string
 	done chan error
 	URL  string
@@ -79,7 +81,7 @@ func startProcess(t testing.TB, env map[string]string, args ...string) *process 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &syncBuffer{}, addr: make(chan string, 1), done: make(chan error, 1)}
+	p := &process{cmd: cmd, logs: &syncbuf.Buffer{}, addr: make(chan string, 1), done: make(chan error, 1)}
 	cmd.Stderr = p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

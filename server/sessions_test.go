@@ -27,9 +27,9 @@ func loginAgain(t testing.TB, s *testServer, u *registered, client string) *regi
 // sid is the session id of u's access token.
 func (u *registered) sid(t testing.TB) string {
 	t.Helper()
-	sid, _ := jwtPayload(t, u.token)["sid"].(string)
+	sid, _ := jwtPayload(u.token)["sid"].(string)
 	if sid == "" {
-		t.Fatalf("access token without sid: %v", jwtPayload(t, u.token))
+		t.Fatalf("access token without sid: %v", jwtPayload(u.token))
 	}
 	return sid
 }
@@ -100,8 +100,8 @@ func TestSessionList(t *testing.T) {
 	}
 	// V2 login answers the session id the token carries.
 	v2 := s.client().call(http.MethodPost, "/v2/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
-	if got := v2.obj("session")["id"]; got != jwtPayload(t, v2.str("token"))["sid"] {
-		t.Errorf("V2Login session.id %v, token sid %v", got, jwtPayload(t, v2.str("token"))["sid"])
+	if got := v2.obj("session")["id"]; got != jwtPayload(v2.str("token"))["sid"] {
+		t.Errorf("V2Login session.id %v, token sid %v", got, jwtPayload(v2.str("token"))["sid"])
 	}
 	// Another user's session and unknown or malformed ids.
 	stranger.c.call(http.MethodPost, "/v1/users/revokesession", map[string]any{"sessionId": u.sid(t)}, stranger.auth()...).want(t, 404, "USER_SESSION_NOT_FOUND")
@@ -169,13 +169,7 @@ func TestSessionEndsDisconnectExactlyItsSockets(t *testing.T) {
 	a := startServer(t, env, "api")
 	b := startServer(t, env, "api")
 	u := register(t, a.client(), "web")
-	connect := func(v *registered) *sockettest.Client {
-		c := sockettest.Start(t, b.URL, v.token, sockettest.Options{})
-		if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	connect := func(v *registered) *sockettest.Client { return connectSocket(t, b.URL, v.token) }
 	web, phone := loginAgain(t, a, u, "web"), loginAgain(t, a, u, "app")
 	webSock, phoneSock, firstSock := connect(web), connect(phone), connect(u)
 
@@ -189,7 +183,7 @@ func TestSessionEndsDisconnectExactlyItsSockets(t *testing.T) {
 	r := phone.c.call(http.MethodPost, "/v1/users/changepassword", map[string]any{"currentPassword": strongPassword, "newPassword": "Another-Horse-43-battery"}, phone.auth()...).want(t, 200, "")
 	disconnectedWithin(t, firstSock, start, sessionEndLimit, "password change: another session's socket")
 	phoneSock.StaysConnected(t, 300*time.Millisecond)
-	if got := jwtPayload(t, r.str("token"))["sid"]; got != phone.sid(t) {
+	if got := jwtPayload(r.str("token"))["sid"]; got != phone.sid(t) {
 		t.Errorf("password change: the caller's session id changed to %v, want %v", got, phone.sid(t))
 	}
 	phone.token = r.str("token")
@@ -208,10 +202,7 @@ func TestSessionExpiryDisconnectsSocket(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t, "REFRESH_TOKEN_EXPIRES_IN=8s"), "api")
 	u := register(t, s.client(), "web")
-	c := sockettest.Start(t, s.URL, u.token, sockettest.Options{})
-	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-		t.Fatal(err)
-	}
+	c := connectSocket(t, s.URL, u.token)
 	var expiry time.Time
 	if err := s.db().GetContext(t.Context(), &expiry, `SELECT expires_at FROM user_sessions WHERE user_id = $1`, u.id); err != nil {
 		t.Fatal(err)
@@ -239,10 +230,7 @@ func TestStolenTokenReplayedTwice(t *testing.T) {
 		t.Fatalf("after the first replay: token version %d, want 1", v)
 	}
 	again := loginAgain(t, s, u, "app")
-	c := sockettest.Start(t, s.URL, again.token, sockettest.Options{})
-	if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-		t.Fatal(err)
-	}
+	c := connectSocket(t, s.URL, again.token)
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": stolen}).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 	if v := tokenVersionOf(t, db, u.id); v != 1 {
 		t.Errorf("after the second replay: token version %d, want 1", v)

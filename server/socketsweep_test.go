@@ -18,13 +18,7 @@ func TestSweepDisconnectsSilentlyEndedSessions(t *testing.T) {
 	u := register(t, s.client(), "web")
 	other := loginAgain(t, s, u, "app")
 	v := register(t, s.client(), "web")
-	connect := func(r *registered) *sockettest.Client {
-		c := sockettest.Start(t, s.URL, r.token, sockettest.Options{})
-		if _, err := c.WaitFor(waitCtx(t), "connect", nil); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	connect := func(r *registered) *sockettest.Client { return connectSocket(t, s.URL, r.token) }
 	ended, deactivated, kept := connect(u), connect(v), connect(other)
 
 	db := s.db()

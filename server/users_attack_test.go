@@ -30,7 +30,7 @@ func TestForgedAccessTokens(t *testing.T) {
 
 	now := time.Now().Unix()
 	claims := func(mut func(map[string]any)) map[string]any {
-		c := map[string]any{"sub": u.id, "sid": jwtPayload(t, u.token)["sid"], "type": "user", "tokenVersion": 0,
+		c := map[string]any{"sub": u.id, "sid": jwtPayload(u.token)["sid"], "type": "user", "tokenVersion": 0,
 			"iat": now, "exp": now + 600, "iss": "actionkit", "aud": "user-web"}
 		if mut != nil {
 			mut(c)
@@ -47,31 +47,31 @@ func TestForgedAccessTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: must(x509.MarshalPKIXPublicKey(&key.PublicKey))})
-	valid := forge(t, hs, claims(nil), []byte(testSecret))
+	valid := forge(hs, claims(nil), []byte(testSecret))
 	for _, tc := range []struct{ name, header string }{
-		{"alg none", "jwt-user " + forge(t, map[string]any{"alg": "none", "typ": "JWT"}, claims(nil), nil)},
+		{"alg none", "jwt-user " + forge(map[string]any{"alg": "none", "typ": "JWT"}, claims(nil), nil)},
 		{"RS256 header", "jwt-user " + rs256},
-		{"HS256 keyed with the RSA public key", "jwt-user " + forge(t, hs, claims(nil), pub)},
+		{"HS256 keyed with the RSA public key", "jwt-user " + forge(hs, claims(nil), pub)},
 		{"tampered signature", "jwt-user " + valid[:len(valid)-2] + flip(valid[len(valid)-2:])},
-		{"tampered payload", "jwt-user " + strings.Replace(valid, strings.Split(valid, ".")[1], strings.Split(forge(t, hs, claims(func(c map[string]any) { c["tokenVersion"] = 7 }), []byte(testSecret)), ".")[1], 1)},
-		{"wrong secret", "jwt-user " + forge(t, hs, claims(nil), []byte("another-secret-another-secret-another"))},
-		{"wrong audience", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["aud"] = "admin-web" }), []byte(testSecret))},
-		{"audience array", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["aud"] = []string{"user-web"} }), []byte(testSecret))},
-		{"wrong issuer", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["iss"] = "evil" }), []byte(testSecret))},
-		{"expired", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["exp"] = now - 120; c["iat"] = now - 1000 }), []byte(testSecret))},
-		{"no expiry", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { delete(c, "exp") }), []byte(testSecret))},
-		{"admin type under user scheme", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["type"] = "admin"; c["aud"] = "admin-web" }), []byte(testSecret))},
+		{"tampered payload", "jwt-user " + strings.Replace(valid, strings.Split(valid, ".")[1], strings.Split(forge(hs, claims(func(c map[string]any) { c["tokenVersion"] = 7 }), []byte(testSecret)), ".")[1], 1)},
+		{"wrong secret", "jwt-user " + forge(hs, claims(nil), []byte("another-secret-another-secret-another"))},
+		{"wrong audience", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["aud"] = "admin-web" }), []byte(testSecret))},
+		{"audience array", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["aud"] = []string{"user-web"} }), []byte(testSecret))},
+		{"wrong issuer", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["iss"] = "evil" }), []byte(testSecret))},
+		{"expired", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["exp"] = now - 120; c["iat"] = now - 1000 }), []byte(testSecret))},
+		{"no expiry", "jwt-user " + forge(hs, claims(func(c map[string]any) { delete(c, "exp") }), []byte(testSecret))},
+		{"admin type under user scheme", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["type"] = "admin"; c["aud"] = "admin-web" }), []byte(testSecret))},
 		{"user token under jwt-admin", "jwt-admin " + u.token},
 		{"bearer scheme", "Bearer " + u.token},
 		{"no scheme", u.token},
 		{"stale token version", "jwt-user " + stale.token},
 		{"soft-deleted user", "jwt-user " + gone.token},
 		{"inactive user", "jwt-user " + off.token},
-		{"unknown subject", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sub"] = "0199a7a0-0000-7000-8000-000000000000" }), []byte(testSecret))},
-		{"no session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { delete(c, "sid") }), []byte(testSecret))},
-		{"unknown session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sid"] = "0199a7a0-0000-7000-8000-000000000001" }), []byte(testSecret))},
-		{"another user's session", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sid"] = jwtPayload(t, stale.token)["sid"] }), []byte(testSecret))},
-		{"subject not a uuid", "jwt-user " + forge(t, hs, claims(func(c map[string]any) { c["sub"] = "'; DROP TABLE users; --" }), []byte(testSecret))},
+		{"unknown subject", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["sub"] = "0199a7a0-0000-7000-8000-000000000000" }), []byte(testSecret))},
+		{"no session", "jwt-user " + forge(hs, claims(func(c map[string]any) { delete(c, "sid") }), []byte(testSecret))},
+		{"unknown session", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["sid"] = "0199a7a0-0000-7000-8000-000000000001" }), []byte(testSecret))},
+		{"another user's session", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["sid"] = jwtPayload(stale.token)["sid"] }), []byte(testSecret))},
+		{"subject not a uuid", "jwt-user " + forge(hs, claims(func(c map[string]any) { c["sub"] = "'; DROP TABLE users; --" }), []byte(testSecret))},
 		{"huge header", "jwt-user " + strings.Repeat("a", 20000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

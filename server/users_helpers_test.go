@@ -1,11 +1,8 @@
 package main
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/actionkit/actionkit/internal/tokenforge"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -92,36 +90,18 @@ next:
 }
 
 // jwtPayload decodes the claims of a token without verifying it.
-func jwtPayload(t testing.TB, token string) map[string]any {
-	t.Helper()
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT: %q", token)
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+func jwtPayload(token string) map[string]any {
+	_, claims := tokenforge.Decode(token)
+	return claims
 }
 
 // forge builds an HS256-style token from header and claims, signed with
 // secret (no signature when secret is nil).
-func forge(t testing.TB, header, claims map[string]any, secret []byte) string {
-	t.Helper()
-	h, _ := json.Marshal(header)
-	c, _ := json.Marshal(claims)
-	signing := base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c)
+func forge(header, claims map[string]any, secret []byte) string {
 	if secret == nil {
-		return signing + "."
+		return tokenforge.Forge(header, claims, tokenforge.None)
 	}
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(signing))
-	return signing + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+	return tokenforge.Forge(header, claims, tokenforge.HMAC(secret))
 }
 
 // sessionRow is what tests read of a session.

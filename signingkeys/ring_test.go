@@ -1,7 +1,6 @@
 package signingkeys_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -17,6 +16,8 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/datakey"
 	"github.com/actionkit/actionkit/internal/pgtest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/signingkeys"
 )
@@ -30,27 +31,6 @@ var (
 	ownerID = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
 	session = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01")
 )
-
-// clock is a settable time source shared by the rings of a test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.Write(p) }
-func (l *logs) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -67,9 +47,9 @@ func dataKey(t *testing.T, s string) *datakey.Key {
 }
 
 // ring returns a Ring over db with a 1 h rotation and 15 min tokens.
-func ring(t *testing.T, db *sqlx.DB, c *clock, alg, key string) (*signingkeys.Ring, *logs) {
+func ring(t *testing.T, db *sqlx.DB, c *testclock.Clock, alg, key string) (*signingkeys.Ring, *syncbuf.Buffer) {
 	t.Helper()
-	l := &logs{}
+	l := &syncbuf.Buffer{}
 	r, err := signingkeys.New(signingkeys.Config{
 		DB: db, DataKey: dataKey(t, key), Alg: alg, Rotation: time.Hour, TokenTTL: 15 * time.Minute,
 		Reload: 50 * time.Millisecond, Now: c.Now, Logger: slog.New(slog.NewJSONHandler(l, nil)),
@@ -80,7 +60,7 @@ func ring(t *testing.T, db *sqlx.DB, c *clock, alg, key string) (*signingkeys.Ri
 	return r, l
 }
 
-func tokens(t *testing.T, r *signingkeys.Ring, c *clock, alg string) *auth.Tokens {
+func tokens(t *testing.T, r *signingkeys.Ring, c *testclock.Clock, alg string) *auth.Tokens {
 	tk := &auth.Tokens{Alg: alg, Keys: r, Now: c.Now, TTL: 15 * time.Minute}
 	if alg == auth.HS256 {
 		tk.Secret = []byte("a secret of at least thirty-two bytes")
@@ -115,7 +95,7 @@ func keyRows(t *testing.T, db *sqlx.DB) []models.SigningKey {
 func TestOpenMakesOneKey(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDSN(t)
-	c := &clock{now: time.Now().UTC()}
+	c := testclock.At(time.Now().UTC())
 	var rings []*signingkeys.Ring
 	for range 4 { // one pool each, as separate processes would have
 		db, err := models.Open(testCtx(t), dsn, 2)
@@ -158,7 +138,7 @@ func TestOpenMakesOneKey(t *testing.T) {
 func TestOpenWithAnotherDataKey(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	c := &clock{now: time.Now().UTC()}
+	c := testclock.At(time.Now().UTC())
 	r, _ := ring(t, db, c, auth.EdDSA, hexKey)
 	if err := r.Open(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -182,7 +162,7 @@ func TestOpenWithAnotherDataKey(t *testing.T) {
 func TestSealedKeyIsBoundToItsRow(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	c := &clock{now: time.Now().UTC()}
+	c := testclock.At(time.Now().UTC())
 	r, _ := ring(t, db, c, auth.ES256, hexKey)
 	if err := r.Open(testCtx(t)); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/internal/poll"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/signingkeys"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestRotationAcrossInstances(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	c := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	c := testclock.At(time.Now().UTC().Truncate(time.Second))
 	a, alog := ring(t, db, c, auth.EdDSA, hexKey)
 	b, blog := ring(t, db, c, auth.EdDSA, hexKey)
 	ctx := testCtx(t)
@@ -35,11 +36,11 @@ func TestRotationAcrossInstances(t *testing.T) {
 	_, first := issue(t, ta)
 	oldKey, _ := a.SigningKey()
 
-	c.add(59 * time.Minute)
+	c.Advance(59 * time.Minute)
 	if rotated, err := a.Rotate(ctx); rotated || err != nil {
 		t.Fatalf("Rotate before the key is due: %v, %v", rotated, err)
 	}
-	c.add(time.Minute)
+	c.Advance(time.Minute)
 	var wg sync.WaitGroup
 	rotated := make([]bool, 2)
 	for i, r := range []*signingkeys.Ring{a, b} {
@@ -66,7 +67,7 @@ func TestRotationAcrossInstances(t *testing.T) {
 	if cl.KeyID != first.KeyID {
 		t.Fatalf("signed with %s before the new key activates, want %s", cl.KeyID, first.KeyID)
 	}
-	c.add(15 * time.Minute)
+	c.Advance(15 * time.Minute)
 	newToken, cl := issue(t, ta)
 	if cl.KeyID == first.KeyID {
 		t.Fatal("still signing with the old key after the new one activated")
@@ -80,7 +81,7 @@ func TestRotationAcrossInstances(t *testing.T) {
 		t.Errorf("no log of the rotation")
 	}
 	// The old key retired 0 s ago; it stays published 15 min + Margin.
-	c.add(15*time.Minute + signingkeys.Margin)
+	c.Advance(15*time.Minute + signingkeys.Margin)
 	if _, err := tb.Parse("user", lastOld); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("an expired token of the old key: %v", err)
 	}
@@ -96,7 +97,7 @@ func TestRotationAcrossInstances(t *testing.T) {
 }
 
 // forgeWith signs a fresh token with k, ignoring its windows.
-func forgeWith(t *testing.T, k *auth.Key, c *clock) string {
+func forgeWith(t *testing.T, k *auth.Key, c *testclock.Clock) string {
 	bare := *k
 	bare.ActiveFrom, bare.RetiredAt, bare.NotAfter = time.Time{}, time.Time{}, time.Time{}
 	set, err := auth.NewKeySet(&bare)
@@ -114,7 +115,7 @@ func forgeWith(t *testing.T, k *auth.Key, c *clock) string {
 func TestSwitchingAlgorithm(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	c := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	c := testclock.At(time.Now().UTC().Truncate(time.Second))
 	ctx := testCtx(t)
 	ed, _ := ring(t, db, c, auth.EdDSA, hexKey)
 	if err := ed.Open(ctx); err != nil {
@@ -130,7 +131,7 @@ func TestSwitchingAlgorithm(t *testing.T) {
 	if cl.KeyID == "" || keyAlg(t, es, cl.KeyID) != auth.EdDSA {
 		t.Fatalf("before the ES256 key activates: signed by %s", cl.KeyID)
 	}
-	c.add(15 * time.Minute)
+	c.Advance(15 * time.Minute)
 	if _, cl := issue(t, tes); keyAlg(t, es, cl.KeyID) != auth.ES256 {
 		t.Fatalf("after the ES256 key activated: signed by a key of %s", keyAlg(t, es, cl.KeyID))
 	}
@@ -172,7 +173,7 @@ func keyAlg(t *testing.T, r *signingkeys.Ring, kid string) string {
 func TestUnknownKidReloads(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	c := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	c := testclock.At(time.Now().UTC().Truncate(time.Second))
 	ctx := testCtx(t)
 	a, _ := ring(t, db, c, auth.EdDSA, hexKey)
 	b, _ := ring(t, db, c, auth.EdDSA, hexKey)
@@ -206,7 +207,7 @@ func TestUnknownKidReloads(t *testing.T) {
 	if _, err := a.VerifyKey(ctx, third); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Fatalf("a second new kid within MaxUnknownReload: %v", err)
 	}
-	c.add(signingkeys.MaxUnknownReload)
+	c.Advance(signingkeys.MaxUnknownReload)
 	if _, err := a.VerifyKey(ctx, third); err != nil {
 		t.Fatalf("the second new kid MaxUnknownReload later: %v", err)
 	}

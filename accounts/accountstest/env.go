@@ -16,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/internal/redistest"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/ratelimit"
@@ -137,24 +137,6 @@ func (e *Env) mailSettings(t testing.TB) *accounts.MailSettings {
 	}
 }
 
-// Clock is the engines' clock: the real time, moved forward by Advance.
-// It is safe for concurrent use.
-type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-// Now returns the clock's time in UTC, truncated to microseconds (what
-// PostgreSQL stores).
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset).UTC().Truncate(time.Microsecond)
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-}
+// Clock is the engines' clock: the real time in UTC to the microsecond,
+// moved forward by Advance. It is safe for concurrent use.
+type Clock = testclock.Offset

@@ -105,14 +105,23 @@ func (a *OIDCStart) Spec() action.Spec {
 
 // Run starts the flow and binds it to the browser.
 func (a *OIDCStart) Run(ctx context.Context, req *action.Request, in *OIDCStartArgs) (*OIDCStartResult, error) {
-	binding, _ := a.Cookies.ReadFlow(req)
-	st, err := a.Federation.Start(ctx, accounts.FlowStart{Provider: in.Provider, RedirectTo: in.RedirectTo,
-		CodeChallenge: in.CodeChallenge, Client: req.Client, Binding: binding})
+	return startFlow(ctx, a.Federation, a.Cookies, req, accounts.FlowStart{Provider: in.Provider, RedirectTo: in.RedirectTo,
+		CodeChallenge: in.CodeChallenge})
+}
+
+// startFlow starts the flow f of the request's client, bound to the
+// browser's oidc-flow cookie (a well-formed one is kept, else a new one is
+// set), and answers the provider's authorization URL. An app's flow, bound
+// by its PKCE challenge instead, sets no cookie.
+func startFlow(ctx context.Context, fed *accounts.Federation, cookies Cookies, req *action.Request, f accounts.FlowStart) (*OIDCStartResult, error) {
+	f.Client = req.Client
+	f.Binding, _ = cookies.ReadFlow(req)
+	st, err := fed.Start(ctx, f)
 	if err != nil {
 		return nil, federationError(err)
 	}
 	if st.Binding != "" {
-		a.Cookies.SetFlow(req, st.Binding)
+		cookies.SetFlow(req, st.Binding)
 	}
 	return &OIDCStartResult{URL: st.URL}, nil
 }
@@ -141,14 +150,8 @@ func (a *OIDCLink) Spec() action.Spec {
 
 // Run starts the link flow.
 func (a *OIDCLink) Run(ctx context.Context, req *action.Request, in *OIDCLinkArgs) (*OIDCStartResult, error) {
-	binding, _ := a.Cookies.ReadFlow(req)
-	st, err := a.Federation.Start(ctx, accounts.FlowStart{Provider: in.Provider, RedirectTo: in.RedirectTo,
-		Client: req.Client, Binding: binding, LinkUser: req.Caller.ID, LinkSession: req.Caller.Session})
-	if err != nil {
-		return nil, federationError(err)
-	}
-	a.Cookies.SetFlow(req, st.Binding)
-	return &OIDCStartResult{URL: st.URL}, nil
+	return startFlow(ctx, a.Federation, a.Cookies, req, accounts.FlowStart{Provider: in.Provider, RedirectTo: in.RedirectTo,
+		LinkUser: req.Caller.ID, LinkSession: req.Caller.Session})
 }
 
 // OIDCCallback is where the provider sends the browser back. It answers

@@ -1,7 +1,6 @@
 package jwks_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +19,8 @@ import (
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/internal/poll"
+	"github.com/actionkit/actionkit/internal/syncbuf"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/internal/tokenforge"
 )
 
@@ -30,33 +30,11 @@ var (
 	session = uuid.MustParse("0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4b01")
 )
 
-// clock is a settable time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// logs is a concurrent-safe log sink.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.Write(p) }
-func (l *logs) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
-
 // issuer plays the actionkit server: it signs with its keys and serves
 // their key set, which a test can change or take down.
 type issuer struct {
 	t        *testing.T
-	clock    *clock
+	clock    *testclock.Clock
 	keys     []*auth.Key
 	doc      atomic.Pointer[[]byte]
 	down     atomic.Bool
@@ -64,7 +42,7 @@ type issuer struct {
 	srv      *httptest.Server
 }
 
-func newIssuer(t *testing.T, c *clock, algs ...string) *issuer {
+func newIssuer(t *testing.T, c *testclock.Clock, algs ...string) *issuer {
 	is := &issuer{t: t, clock: c}
 	for _, alg := range algs {
 		is.add(alg)
@@ -121,9 +99,9 @@ func (is *issuer) sign(k *auth.Key) string {
 	return token
 }
 
-func newVerifier(t *testing.T, is *issuer, cfg jwks.Config) (*jwks.Verifier, *logs) {
+func newVerifier(t *testing.T, is *issuer, cfg jwks.Config) (*jwks.Verifier, *syncbuf.Buffer) {
 	t.Helper()
-	l := &logs{}
+	l := &syncbuf.Buffer{}
 	cfg.URL = is.srv.URL + "/.well-known/jwks.json"
 	cfg.Now = is.clock.Now
 	cfg.Logger = slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -135,7 +113,7 @@ func newVerifier(t *testing.T, is *issuer, cfg jwks.Config) (*jwks.Verifier, *lo
 }
 
 func TestVerifyEachAlgorithm(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA, auth.ES256)
 	v, _ := newVerifier(t, is, jwks.Config{})
 	ctx := context.Background()
@@ -157,7 +135,7 @@ func TestVerifyEachAlgorithm(t *testing.T) {
 // Every forged token is refused, and so is a good token of an algorithm
 // the verifier does not accept, of another issuer, or expired.
 func TestVerifierRefusals(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA, auth.ES256)
 	ed, ec := is.keys[0], is.keys[1]
 	v, _ := newVerifier(t, is, jwks.Config{Algorithms: []string{auth.EdDSA}})
@@ -181,7 +159,7 @@ func TestVerifierRefusals(t *testing.T) {
 			t.Errorf("%s, EdDSA and ES256 accepted: Verify = %v, want ErrInvalidToken", name, err)
 		}
 	}
-	c.add(15*time.Minute + auth.ClockSkew)
+	c.Advance(15*time.Minute + auth.ClockSkew)
 	if _, err := v.Verify(ctx, "user", good); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("an expired token: Verify = %v", err)
 	}
@@ -199,7 +177,7 @@ func staticKeys(t *testing.T, keys ...*auth.Key) *auth.StaticKeys {
 // kids costs one fetch per MinRefetch; a key no longer published stops
 // verifying once the set is fetched again.
 func TestRotationAndRefetchLimit(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA)
 	old := is.keys[0]
 	v, _ := newVerifier(t, is, jwks.Config{MinRefetch: time.Minute, MaxAge: time.Hour})
@@ -208,7 +186,7 @@ func TestRotationAndRefetchLimit(t *testing.T) {
 	if _, err := v.Verify(ctx, "user", oldToken); err != nil {
 		t.Fatal(err)
 	}
-	c.add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	next := is.add(auth.EdDSA)
 	if _, err := v.Verify(ctx, "user", is.sign(next)); err != nil {
 		t.Fatalf("a token of the new key: %v", err)
@@ -227,7 +205,7 @@ func TestRotationAndRefetchLimit(t *testing.T) {
 	}
 	// The old key leaves the set (its last token expired on the server).
 	is.publish(next)
-	c.add(time.Minute)
+	c.Advance(time.Minute)
 	if _, err := v.Verify(ctx, "user", attacks["unknown kid"]); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Fatalf("an unknown kid: %v", err)
 	}
@@ -242,7 +220,7 @@ func TestRotationAndRefetchLimit(t *testing.T) {
 // With the key set endpoint down, the cached keys go on verifying and the
 // log says so; an unknown kid is refused; the next success is used.
 func TestEndpointDown(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA)
 	v, l := newVerifier(t, is, jwks.Config{MinRefetch: time.Minute, MaxAge: 5 * time.Minute})
 	ctx := context.Background()
@@ -250,7 +228,7 @@ func TestEndpointDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	is.down.Store(true)
-	c.add(6 * time.Minute) // the set is due for a background fetch
+	c.Advance(6 * time.Minute) // the set is due for a background fetch
 	token := is.sign(is.keys[0])
 	if _, err := v.Verify(ctx, "user", token); err != nil {
 		t.Fatalf("with the endpoint down: %v", err)
@@ -263,7 +241,7 @@ func TestEndpointDown(t *testing.T) {
 		t.Error("Refresh with the endpoint down succeeded")
 	}
 	next := is.add(auth.EdDSA)
-	c.add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	if _, err := v.Verify(ctx, "user", is.sign(next)); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Errorf("a new kid with the endpoint down: %v", err)
 	}
@@ -271,7 +249,7 @@ func TestEndpointDown(t *testing.T) {
 		t.Fatalf("the cached key after more failures: %v", err)
 	}
 	is.down.Store(false)
-	c.add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	if _, err := v.Verify(ctx, "user", is.sign(next)); err != nil {
 		t.Fatalf("a new kid once the endpoint is back: %v", err)
 	}
@@ -279,7 +257,7 @@ func TestEndpointDown(t *testing.T) {
 
 // No key ever fetched: tokens are refused and the log says why.
 func TestEndpointDownFromStart(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA)
 	is.down.Store(true)
 	v, l := newVerifier(t, is, jwks.Config{})
@@ -293,7 +271,7 @@ func TestEndpointDownFromStart(t *testing.T) {
 
 // Keys that cannot be used are skipped, the others verify.
 func TestKeySetParsing(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA)
 	good, err := jwks.Marshal(is.keys)
 	if err != nil {
@@ -364,7 +342,7 @@ func TestConfigRefused(t *testing.T) {
 // the first token of a new key: fetches for unknown kids have their own
 // limit.
 func TestNewKidRightAfterAFetch(t *testing.T) {
-	c := &clock{now: t0}
+	c := testclock.At(t0)
 	is := newIssuer(t, c, auth.EdDSA)
 	v, _ := newVerifier(t, is, jwks.Config{})
 	if err := v.Refresh(context.Background()); err != nil {

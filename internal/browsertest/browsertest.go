@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,24 +70,13 @@ func Chromium(t testing.TB) string {
 	return path
 }
 
-// Dir returns the directory of run.mjs and its package.json.
-func Dir(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("browsertest: cannot locate run.mjs")
-	}
-	return filepath.Dir(file)
-}
-
 // Run runs scenario against baseURL in a fresh browser profile, answering
 // its checkpoints, and returns its results. The test fails if the scenario
 // fails or does not finish within the timeout.
 func Run(t testing.TB, baseURL, scenario string, opts Options) Results {
 	t.Helper()
 	chromium := Chromium(t)
-	dir := Dir(t)
-	sockettest.EnsureNodeModules(t, dir)
+	dir := sockettest.NodePackage(t, ".") // run.mjs and its package.json
 	timeout := opts.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout

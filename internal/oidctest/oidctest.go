@@ -23,8 +23,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,6 +31,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/actionkit/actionkit/internal/sockettest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/testenv"
 )
 
@@ -64,8 +63,7 @@ type Provider struct {
 // Without node or npm the test is skipped, or fails when CI=true.
 func Start(t testing.TB, opts Options) *Provider {
 	t.Helper()
-	dir := providerDir(t)
-	sockettest.EnsureNodeModules(t, dir)
+	dir := sockettest.NodePackage(t, "provider") // provider.mjs and its package.json
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -78,16 +76,6 @@ func Start(t testing.TB, opts Options) *Provider {
 	p.direct = "http://127.0.0.1:" + port
 	p.Proxy.target = p.direct
 	return p
-}
-
-// providerDir is the directory of provider.mjs and its package.json.
-func providerDir(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("oidctest: cannot locate provider.mjs")
-	}
-	return filepath.Join(filepath.Dir(file), "provider")
 }
 
 // runNode starts node with the provider's configuration and returns the
@@ -106,7 +94,7 @@ func (p *Provider) runNode(t testing.TB, dir string, opts Options) string {
 	cmd := exec.Command("node", "provider.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OIDCTEST_CONFIG="+string(cfg))
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
@@ -145,7 +133,7 @@ func (p *Provider) runNode(t testing.TB, dir string, opts Options) string {
 	case port := <-ready:
 		return port
 	case <-time.After(60 * time.Second):
-		t.Fatalf("oidctest: the provider did not start within 60s:\n%s", stderr.String())
+		t.Fatalf("oidctest: the provider did not start within 60s:\n%s", strings.TrimSpace(stderr.String()))
 		return ""
 	}
 }

@@ -1,15 +1,12 @@
 package oidctest
 
 import (
-	"bytes"
 	"errors"
 	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -106,22 +103,4 @@ func resolve(base *url.URL, ref string) string {
 		return ref
 	}
 	return u.String()
-}
-
-// syncBuffer collects the provider's error output.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.buf.String())
 }

@@ -15,8 +15,6 @@ import (
 	"bytes"
 	"fmt"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,12 +90,7 @@ var meta struct {
 // Without node or npm the test is skipped, or fails if CI=true.
 func metaSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("openapitest: cannot locate the metaschema package")
-	}
-	dir := filepath.Join(filepath.Dir(file), "metaschema")
-	sockettest.EnsureNodeModules(t, dir)
+	dir := sockettest.NodePackage(t, "metaschema")
 	meta.once.Do(func() { meta.schema, meta.err = loadMetaSchema(dir) })
 	if meta.err != nil {
 		t.Fatalf("openapitest: the OpenAPI 3.1 schema: %v", meta.err)

@@ -1,7 +1,6 @@
 package redislog
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,33 +8,23 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 func init() { Install() }
 
 // buffer is a log sink safe for concurrent use.
-type buffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type buffer struct{ syncbuf.Buffer }
 
 // lines returns the JSON records written so far.
 func (b *buffer) lines(t *testing.T) []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if l == "" {
 			continue
 		}

@@ -27,11 +27,20 @@ type installation struct {
 // CI=true; a failing npm ci fails the test.
 func ensureClient(t testing.TB) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
+	return NodePackage(t, "client")
+}
+
+// NodePackage returns the directory name beside the source file of its
+// caller, an npm package kept in the repository, with its node_modules
+// installed by EnsureNodeModules. It lets a test helper find its own node
+// scripts wherever the test runs from.
+func NodePackage(t testing.TB, name string) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(1)
 	if !ok {
-		t.Fatal("sockettest: cannot locate the client sources")
+		t.Fatalf("sockettest: cannot locate the source of the npm package %s", name)
 	}
-	dir := filepath.Join(filepath.Dir(file), "client")
+	dir := filepath.Join(filepath.Dir(file), name)
 	EnsureNodeModules(t, dir)
 	return dir
 }
