@@ -55,6 +55,7 @@ func TestPaths(t *testing.T) {
 		"/client/errors.js":                    "text/javascript; charset=utf-8",
 		"/client/mfa.js":                       "text/javascript; charset=utf-8",
 		"/client/passkeys.js":                  "text/javascript; charset=utf-8",
+		"/client/oidc.js":                      "text/javascript; charset=utf-8",
 		"/client/socket.io.esm.min.js":         "text/javascript; charset=utf-8",
 		"/client/socket.io-client.LICENSE.txt": "text/plain; charset=utf-8",
 		"/demo":                                "text/html; charset=utf-8",
