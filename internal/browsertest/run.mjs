@@ -27,9 +27,10 @@ import { scenarios as accountScenarios } from "./scenarios/account.mjs";
 import { scenarios as adminScenarios } from "./scenarios/admin.mjs";
 import { scenarios as outageScenarios } from "./scenarios/outage.mjs";
 import { scenarios as twoFactorScenarios } from "./scenarios/twofactor.mjs";
+import { scenarios as passkeyScenarios } from "./scenarios/passkeys.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

@@ -203,7 +203,8 @@ export class Account {
       el("strong", {}, `${s.client === "app" ? "App" : "Browser"} · ${s.platform}`,
         ...(s.current ? [el("span", { class: "badge" }, "this device")] : [])),
       el("span", { class: "meta" }, s.userAgent ?? "unknown browser"),
-      el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`));
+      el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`),
+      el("span", { class: "meta how" }, signedInWith(s)));
     const button = el("button", { type: "button", class: "small" }, "Log out this device");
     button.addEventListener("click", () => busy(button, async () => {
       try {
@@ -213,8 +214,18 @@ export class Account {
         if (!err.sessionEnded) alert("devices-error", describe(err));
       }
     }));
-    return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current) }, what, button);
+    return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current),
+      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "" }, what, button);
   }
+}
+
+/** The words of the session's authentication methods. */
+const methodWords = { pwd: "password", otp: "authenticator app", rcv: "recovery code", hwk: "passkey" };
+
+/** How a session signed in: "signed in with password + passkey". */
+function signedInWith(s) {
+  const words = (s.authMethods ?? []).map((m) => (m === "fed" ? s.provider ?? "identity provider" : methodWords[m] ?? m));
+  return words.length ? `signed in with ${words.join(" + ")}` : "";
 }
 
 /** Runs fn with button disabled. */
