@@ -15,11 +15,18 @@ import (
 // it. It returns the server and its origin.
 func localhostServer(t *testing.T, now func() time.Time, overrides ...string) (*testServer, string) {
 	t.Helper()
+	env, origin := localhostEnv(t, overrides...)
+	return startServerClock(t, env, now, "api"), origin
+}
+
+// localhostEnv is the environment of localhostServer, for a test that
+// needs the origin before the server starts, and the origin.
+func localhostEnv(t *testing.T, overrides ...string) (map[string]string, string) {
+	t.Helper()
 	port := freePort(t)
 	origin := "http://localhost:" + port
-	env := testEnv(t, append([]string{"PORT=" + port, "PUBLIC_URL=" + origin,
-		"WEBAUTHN_RP_ID=localhost", "WEBAUTHN_ORIGINS=" + origin}, overrides...)...)
-	return startServerClock(t, env, now, "api"), origin
+	return testEnv(t, append([]string{"PORT=" + port, "PUBLIC_URL=" + origin,
+		"WEBAUTHN_RP_ID=localhost", "WEBAUTHN_ORIGINS=" + origin}, overrides...)...), origin
 }
 
 // authRow is how the newest row of a session chain authenticated: what

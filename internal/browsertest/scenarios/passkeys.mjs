@@ -69,7 +69,7 @@ export const ceremonies = (page) => page.evaluate(() => globalThis.__ceremonies.
 
 /** Waits until the page has more than `after` autofill requests and the
  * last one waits for the person. */
-async function autofillWaiting(page, after) {
+export async function autofillWaiting(page, after) {
   await page.waitForFunction((n) => {
     const cond = globalThis.__ceremonies.filter((c) => c.mediation === "conditional");
     return cond.length > n && cond[cond.length - 1].state === "pending"
@@ -81,7 +81,7 @@ async function autofillWaiting(page, after) {
   });
 }
 
-const conditionalCount = (page) => page.evaluate(() => globalThis.__ceremonies.filter((c) => c.mediation === "conditional").length);
+export const conditionalCount = (page) => page.evaluate(() => globalThis.__ceremonies.filter((c) => c.mediation === "conditional").length);
 
 /** Waits for the page to be logged in with another session than `before`,
  * and its devices panel to show it; returns the session and how it
@@ -99,7 +99,7 @@ export async function newSession(page, before) {
 
 const sessionOf = (page) => page.evaluate(() => globalThis.actionkit.sessionId);
 
-async function logout(page) {
+export async function logout(page) {
   await page.click("#logout");
   await page.waitForFunction(() => document.body.dataset.state === "out", null, LONG);
 }

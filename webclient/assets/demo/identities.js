@@ -97,7 +97,8 @@ export class ConnectedAccounts {
       const [providers, identities] = await Promise.all([this.#providers, this.#idp.identities()]);
       const name = (id) => providers.find((p) => p.id === id)?.name ?? id;
       fill("identity-list", identities.map((i) => this.#item(i, name(i.provider))), "No account connected.");
-      $("link-buttons").replaceChildren(...providers.map((p) => this.#linkButton(p)));
+      const has = new Set(identities.map((i) => i.provider));
+      $("link-buttons").replaceChildren(...providers.map((p) => this.#linkButton(p, has.has(p.id))));
       panel.dataset.count = String(identities.length);
       panel.dataset.state = "ok";
       panel.hidden = providers.length === 0 && identities.length === 0 && $("id-error").hidden;
@@ -125,8 +126,8 @@ export class ConnectedAccounts {
     return el("li", { class: "device", "data-identity-id": identity.id, "data-provider": identity.provider }, what, button);
   }
 
-  #linkButton(p) {
-    const button = el("button", { type: "button", "data-provider": p.id }, `Connect ${p.name}`);
+  #linkButton(p, connected) {
+    const button = el("button", { type: "button", "data-provider": p.id }, connected ? `Connect another ${p.name} account` : `Connect ${p.name}`);
     button.addEventListener("click", () => this.#sensitive(button, () => this.#idp.link(p.id)));
     return button;
   }
