@@ -67,7 +67,7 @@ func TestBrowserIdentityProvider(t *testing.T) {
 		t.Errorf("the provider's pages answered: %v, want its login then its consent", pages)
 	}
 	landing := obj(login, "landing")
-	if !oidcFragmentRe.MatchString(login["fragment"].(string)) || landing["hash"] != "" || landing["oidc"] != "done" ||
+	if !oidcFragmentRe.MatchString(login["fragment"].(string)) || landing["hash"] != "" || landing["oidc"] != "done" || landing["noPassword"] != true ||
 		login["methods"] != "fed" || login["provider"] != "idp" || login["how"] != "signed in with idp" {
 		t.Errorf("after the provider: the page %v; want it back with only a one-time code, logged in through idp, the fragment gone", login)
 	}

@@ -98,7 +98,8 @@ async function signIn(h, page, sub) {
   await shot(h, page, "#auth", "oidc-login.png");
   const { answered, landing } = await throughProvider(h, page, sub, () => page.click("#provider-list button[data-provider=idp]"));
   const session = await newSession(page, null);
-  const after = await page.evaluate(() => ({ hash: location.hash, oidc: document.getElementById("auth").dataset.oidc }));
+  const after = await page.evaluate(() => ({ hash: location.hash, oidc: document.getElementById("auth").dataset.oidc,
+    noPassword: !document.getElementById("password-none").hidden && document.getElementById("password-form").hidden }));
   return { buttons, pages: answered, fragment: new URL(landing).hash, ...session, landing: after };
 }
 

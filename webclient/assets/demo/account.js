@@ -182,6 +182,15 @@ export class Account {
     $("resend-verification").hidden = !user?.email || verified;
   }
 
+  /** Offers the password change only to an account that has a password
+   * (one made through an identity provider has none until it sets one
+   * through the reset mail). */
+  renderPassword(user) {
+    const none = user?.hasPassword === false;
+    $("password-form").hidden = none;
+    $("password-none").hidden = !none;
+  }
+
   /** Lists where the user is logged in, with a button to end each. */
   async loadDevices() {
     const list = $("device-list");

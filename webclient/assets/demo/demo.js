@@ -106,6 +106,7 @@ function renderProfile(user) {
   text("profile-created", date(user.createdAt));
   text("profile-logins", user.loginCount ?? "—");
   account.renderVerified(user);
+  account.renderPassword(user);
 }
 
 function renderToken() {
@@ -311,4 +312,8 @@ function finishFlow(result) {
   else signIns.finish(result);
 }
 // A link opened in a tab already showing the page changes only its hash.
-window.addEventListener("hashchange", () => account.handleLink(takeLink()));
+window.addEventListener("hashchange", () => {
+  account.handleLink(takeLink());
+  const result = takeResult();
+  if (result) finishFlow(result);
+});
