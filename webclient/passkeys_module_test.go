@@ -61,6 +61,13 @@ console.log("ok");
 // TestPasskeysModule runs the conversions of the client's passkeys module
 // in node (the browser's own converters are stood in for).
 func TestPasskeysModule(t *testing.T) {
+	runModuleScript(t, "/client/passkeys.js", "passkeys.mjs", passkeysScript)
+}
+
+// runModuleScript writes the library's asset as file beside script and
+// runs script in node, which must print "ok".
+func runModuleScript(t *testing.T, asset, file, script string) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -70,15 +77,18 @@ func TestPasskeysModule(t *testing.T) {
 	}
 	var body []byte
 	for _, a := range webclient.Library() {
-		if a.Path == "/client/passkeys.js" {
+		if a.Path == asset {
 			body = a.Body()
 		}
 	}
+	if body == nil {
+		t.Fatalf("no asset %s", asset)
+	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "passkeys.mjs"), body, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "test.mjs"), []byte(passkeysScript), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "test.mjs"), []byte(script), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, "test.mjs")

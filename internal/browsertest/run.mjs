@@ -27,9 +27,11 @@ import { scenarios as accountScenarios } from "./scenarios/account.mjs";
 import { scenarios as adminScenarios } from "./scenarios/admin.mjs";
 import { scenarios as outageScenarios } from "./scenarios/outage.mjs";
 import { scenarios as twoFactorScenarios } from "./scenarios/twofactor.mjs";
+import { scenarios as passkeyScenarios } from "./scenarios/passkeys.mjs";
+import { scenarios as oidcScenarios } from "./scenarios/oidc.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

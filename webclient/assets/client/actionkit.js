@@ -151,7 +151,7 @@ export class ActionkitClient extends EventTarget {
    * Proves again that the owner is there, in this session, for the
    * sensitive actions: with the password (renews the time only) or a
    * second factor (also raises the session's level).
-   * @param {{password: string} | {method: string, code: string}} proof
+   * @param {{password: string} | {method: string, code: string} | {method: "webauthn", challengeId: string, credential: object}} proof
    * @returns {Promise<object>} the session (authMethods, aal, authenticatedAt).
    */
   reauthenticate(proof) {

@@ -9,6 +9,7 @@
 //   await pk.register("Laptop");                // adds a passkey (a recent login needed)
 //   await pk.verify(err.body.mfaToken);         // a password login answered MFA_REQUIRED
 //   await pk.reauthenticate();                  // before a sensitive action
+//   ak.withReauthentication(fn, () => pk.proof()); // the same, when fn asks for it
 //
 // The server sends the options of navigator.credentials.create() and get()
 // as JSON with binary members in base64url, and takes the credential back
@@ -190,10 +191,19 @@ export class Passkeys {
    * @returns {Promise<object>} the session, at level 2.
    */
   async reauthenticate() {
+    return this.#ak.reauthenticate(await this.proof());
+  }
+
+  /**
+   * Runs the passkey ceremony of a re-authentication and resolves the
+   * proof without sending it: what a prompt of client.withReauthentication
+   * resolves when the owner picks a passkey.
+   * @returns {Promise<{method: "webauthn", challengeId: string, credential: object}>}
+   */
+  async proof() {
     const { challengeId, options } = await this.#ak.api(this.#base + "reauthenticateoptions");
     const cred = await navigator.credentials.get({ publicKey: requestOptions(options) });
-    const b = await this.#ak.api(this.#base + "reauthenticate", { method: "webauthn", challengeId, credential: credentialJSON(cred) });
-    return b.session;
+    return { method: "webauthn", challengeId, credential: credentialJSON(cred) };
   }
 }
 

@@ -182,6 +182,15 @@ export class Account {
     $("resend-verification").hidden = !user?.email || verified;
   }
 
+  /** Offers the password change only to an account that has a password
+   * (one made through an identity provider has none until it sets one
+   * through the reset mail). */
+  renderPassword(user) {
+    const none = user?.hasPassword === false;
+    $("password-form").hidden = none;
+    $("password-none").hidden = !none;
+  }
+
   /** Lists where the user is logged in, with a button to end each. */
   async loadDevices() {
     const list = $("device-list");
@@ -203,7 +212,8 @@ export class Account {
       el("strong", {}, `${s.client === "app" ? "App" : "Browser"} · ${s.platform}`,
         ...(s.current ? [el("span", { class: "badge" }, "this device")] : [])),
       el("span", { class: "meta" }, s.userAgent ?? "unknown browser"),
-      el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`));
+      el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`),
+      el("span", { class: "meta how" }, signedInWith(s)));
     const button = el("button", { type: "button", class: "small" }, "Log out this device");
     button.addEventListener("click", () => busy(button, async () => {
       try {
@@ -213,8 +223,18 @@ export class Account {
         if (!err.sessionEnded) alert("devices-error", describe(err));
       }
     }));
-    return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current) }, what, button);
+    return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current),
+      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "" }, what, button);
   }
+}
+
+/** The words of the session's authentication methods. */
+const methodWords = { pwd: "password", otp: "authenticator app", rcv: "recovery code", hwk: "passkey" };
+
+/** How a session signed in: "signed in with password + passkey". */
+function signedInWith(s) {
+  const words = (s.authMethods ?? []).map((m) => (m === "fed" ? s.provider ?? "identity provider" : methodWords[m] ?? m));
+  return words.length ? `signed in with ${words.join(" + ")}` : "";
 }
 
 /** Runs fn with button disabled. */

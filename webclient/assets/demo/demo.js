@@ -3,17 +3,26 @@
 // reset a forgotten password, confirm the address, change the password and
 // see where you are logged in (account.js); log in with a second factor
 // (secondstep.js) and set it up (twofactor.js), confirming sensitive
-// changes with a recent log-in (reauth.js). Everything goes through the
-// client library at /client/actionkit.js.
+// changes with a recent log-in (reauth.js); sign in with a passkey or an
+// identity provider (signin.js), manage passkeys (passkeypanel.js) and
+// connected accounts (identities.js). Everything goes through the client
+// library at /client/actionkit.js, /client/passkeys.js and /client/oidc.js.
 
 import { createClient, MfaRequired } from "/client/actionkit.js";
+import { identityProviders, takeResult } from "/client/oidc.js";
 import { $, el, text, alert, describe, clock, date, countdown, fill, setState } from "./view.js";
 import { Account, takeLink, busy } from "./account.js";
 import { SecondStep } from "./secondstep.js";
 import { TwoFactorPanel } from "./twofactor.js";
+import { PasskeysPanel } from "./passkeypanel.js";
+import { ConnectedAccounts } from "./identities.js";
+import { SignIns } from "./signin.js";
 import { reauthPrompt } from "./reauth.js";
 
-const link = takeLink(); // first: the token of a mail's link leaves the address bar at once
+// First: a mail's token, or a provider's one-time result code, leaves the
+// address bar at once.
+const link = takeLink();
+const flow = takeResult();
 const client = createClient();
 globalThis.actionkit = client; // for the browser console (and the browser tests)
 
@@ -37,6 +46,7 @@ function showIn() {
   renderProfile(user);
   if (document.body.dataset.state === "in") return;
   setState("in");
+  signIns.offer(false);
   loadProfile();
   account.loadDevices();
   for (const p of panels) p.shown();
@@ -50,6 +60,20 @@ function showOut(reason) {
   drafts.length = 0;
   for (const p of panels) p.hidden();
   if (reason) alert("banner", goodbye[reason] ?? "You are logged out.");
+  if (mode !== "login") setMode("login"); // the form to come back with
+  offerAutofill();
+}
+
+/** Offers the browser's passkeys in the e-mail field's autofill while the
+ * log-in form shows, and withdraws them otherwise. */
+function offerAutofill() {
+  signIns.offer(document.body.dataset.state === "out" && mode === "login" && !secondStep.active);
+}
+
+/** Shows the second step of a login that answered MFA_REQUIRED. */
+function secondStepFor(challenge) {
+  secondStep.start(challenge);
+  offerAutofill();
 }
 
 /**
@@ -82,6 +106,7 @@ function renderProfile(user) {
   text("profile-created", date(user.createdAt));
   text("profile-logins", user.loginCount ?? "—");
   account.renderVerified(user);
+  account.renderPassword(user);
 }
 
 function renderToken() {
@@ -185,7 +210,9 @@ function setMode(next) {
   $("mode-register").setAttribute("aria-selected", String(mode === "register"));
   $("submit").textContent = mode === "login" ? "Log in" : "Create account";
   $("password").autocomplete = mode === "login" ? "current-password" : "new-password";
+  $("email").autocomplete = mode === "login" ? "username webauthn" : "username";
   alert("auth-error", "");
+  offerAutofill();
 }
 
 function wire() {
@@ -197,12 +224,15 @@ function wire() {
     const password = $("password").value;
     busy($("submit"), async () => {
       try {
-        const result = mode === "login"
-          ? await client.login(email, password)
-          : await client.register({ email, password, firstName: $("first-name").value.trim() });
+        // The autofill's passkey request is aborted while the password goes.
+        await (mode === "login"
+          ? signIns.pause(async () => {
+            const result = await client.login(email, password);
+            if (result instanceof MfaRequired) secondStepFor(result);
+          })
+          : client.register({ email, password, firstName: $("first-name").value.trim() }));
         $("password").value = "";
         alert("auth-error", "");
-        if (result instanceof MfaRequired) secondStep.start(result);
       } catch (err) {
         alert("auth-error", describe(err));
       }
@@ -238,7 +268,8 @@ function wire() {
   setInterval(renderToken, 1000);
 }
 
-const prompt = reauthPrompt();
+const prompt = reauthPrompt(client);
+const providers = identityProviders(client).providers().catch(() => []);
 const account = new Account(client, {
   showLogin: () => setMode("login"),
   profileChanged: () => loadProfile(),
@@ -248,13 +279,18 @@ const secondStep = new SecondStep(client, {
   back: (message) => {
     $("auth-form").hidden = false;
     alert("auth-error", message ?? "");
+    offerAutofill();
   },
 });
+const signIns = new SignIns(client, { secondStep: secondStepFor, providers });
+const twoFactor = new TwoFactorPanel(client, { prompt, changed: () => account.loadDevices() });
+const connected = new ConnectedAccounts(client, { prompt, providers });
 // The account's panels: each is shown() when the page logs in and
-// hidden() when it logs out. Further panels (passkeys, linked accounts)
-// join this list.
+// hidden() when it logs out.
 const panels = [
-  new TwoFactorPanel(client, { prompt, changed: () => account.loadDevices() }),
+  twoFactor,
+  new PasskeysPanel(client, { prompt, changed: () => twoFactor.load() }),
+  connected,
 ];
 wire();
 setMode("login");
@@ -264,6 +300,20 @@ client.start().then(
     showOut();
     alert("banner", `Could not restore your session: ${describe(err)}`);
   },
-).then(() => account.handleLink(link));
+).then(() => {
+  account.handleLink(link);
+  if (flow) finishFlow(flow);
+});
+
+/** Handles the fragment a provider's flow came back with. */
+function finishFlow(result) {
+  if (result.kind === "linked") connected.linked(result.value);
+  else if (result.kind === "error" && client.loggedIn) connected.failed(result.value);
+  else signIns.finish(result);
+}
 // A link opened in a tab already showing the page changes only its hash.
-window.addEventListener("hashchange", () => account.handleLink(takeLink()));
+window.addEventListener("hashchange", () => {
+  account.handleLink(takeLink());
+  const result = takeResult();
+  if (result) finishFlow(result);
+});

@@ -1,9 +1,11 @@
 // A login's second step, for the demo page and the admin console: when the
 // password was right but the account has a second factor, login() resolves
 // an MfaRequired, and the form #mfa-form asks for a code of the
-// authenticator app or a recovery code before the session opens.
+// authenticator app or a recovery code, or offers the account's passkeys
+// ("Use a passkey"), before the session opens.
 
 import { $, alert, describe } from "/demo/view.js";
+import { passkeys, supported } from "/client/passkeys.js";
 
 /** What the form asks for, by method. */
 const asks = {
@@ -42,6 +44,7 @@ export class SecondStep {
       this.#submit();
     });
     $("mfa-switch").addEventListener("click", () => this.#use(this.#method === "totp" ? "recovery_code" : "totp"));
+    $("mfa-passkey").addEventListener("click", () => this.#passkey());
     $("mfa-back").addEventListener("click", () => this.leave());
   }
 
@@ -59,7 +62,24 @@ export class SecondStep {
     $("auth-form").hidden = true;
     $("mfa-form").hidden = false;
     $("mfa-form").dataset.methods = challenge.methods.join(" ");
-    this.#use(challenge.methods.includes("totp") ? "totp" : "recovery_code");
+    const withKey = challenge.methods.includes("webauthn") && supported();
+    $("mfa-passkey").hidden = !withKey;
+    const codes = challenge.methods.filter((m) => asks[m]);
+    $("mfa-code-part").hidden = codes.length === 0;
+    $("mfa-passkey").classList.toggle("primary", codes.length === 0);
+    if (codes.length) {
+      this.#use(codes.includes("totp") ? "totp" : "recovery_code");
+      return;
+    }
+    // Passkeys only: nothing to type.
+    this.#method = "webauthn";
+    $("mfa-form").dataset.method = "webauthn";
+    $("mfa-prompt").textContent = withKey
+      ? "Your account has two-step verification with a passkey: confirm with one of yours."
+      : "Your account's second factor is a passkey, which this browser cannot use: log in on a browser that can.";
+    $("mfa-switch").hidden = true;
+    alert("mfa-error", "");
+    if (withKey) $("mfa-passkey").focus();
   }
 
   /** Hides the form and forgets the challenge; message, if any, is shown
@@ -88,22 +108,33 @@ export class SecondStep {
     $("mfa-code").focus();
   }
 
-  async #submit() {
+  #submit() {
+    if (this.#method === "webauthn") return this.#passkey();
+    return this.#finish($("mfa-submit"), (token) => this.#client.verifyMfa(token, this.#method, $("mfa-code").value.trim()));
+  }
+
+  #passkey() {
+    return this.#finish($("mfa-passkey"), (token) => passkeys(this.#client).verify(token));
+  }
+
+  /** Finishes the login with verify(mfaToken), button disabled meanwhile. */
+  async #finish(button, verify) {
     const challenge = this.#challenge;
     if (!challenge) return;
     if (Date.now() >= challenge.expiresAt) {
       this.leave("This log-in took too long: enter your password again.");
       return;
     }
-    $("mfa-submit").disabled = true;
+    button.disabled = true;
+    alert("mfa-error", "");
     try {
-      await this.#client.verifyMfa(challenge.mfaToken, this.#method, $("mfa-code").value.trim());
+      await verify(challenge.mfaToken);
       this.leave(); // the client's "login" event shows the page
     } catch (err) {
-      if (over.test(err.code)) this.leave("This log-in expired or had too many wrong codes: enter your password again.");
+      if (over.test(err.code ?? "")) this.leave("This log-in expired or had too many wrong codes: enter your password again.");
       else alert("mfa-error", describe(err));
     } finally {
-      $("mfa-submit").disabled = false;
+      button.disabled = false;
     }
   }
 }

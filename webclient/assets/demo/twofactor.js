@@ -54,14 +54,19 @@ export class TwoFactorPanel {
   }
 
   #render(st) {
-    this.#enabled = st.enabled;
+    // The app's controls follow the app; passkeys (their own panel) are a
+    // second factor too, which the status tells.
+    const app = Boolean(st.totpConfirmedAt);
+    this.#enabled = app;
     const node = $("tf-status");
-    node.textContent = st.enabled
-      ? `On: an authenticator app since ${date(st.totpConfirmedAt)} · ${st.recoveryCodesRemaining} recovery codes left`
-      : "Off: a password alone logs in to your account.";
+    const keys = st.passkeys === 1 ? "your passkey" : `your ${st.passkeys} passkeys`;
+    node.textContent = app
+      ? `On: an authenticator app since ${date(st.totpConfirmedAt)} · ${st.recoveryCodesRemaining} recovery codes left` +
+        (st.passkeys ? ` · and ${keys}` : "")
+      : st.enabled ? `On with ${keys}. You can add an authenticator app too.` : "Off: a password alone logs in to your account.";
     node.dataset.enabled = String(st.enabled);
     node.dataset.remaining = String(st.recoveryCodesRemaining);
-    if (!this.#showingCodes()) this.#state(st.enabled ? "on" : "off"); // the codes stay until saved
+    if (!this.#showingCodes()) this.#state(app ? "on" : "off"); // the codes stay until saved
   }
 
   #showingCodes() {

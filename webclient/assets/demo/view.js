@@ -32,9 +32,18 @@ export function alert(id, message) {
   node.hidden = !message;
 }
 
-/** Explains an ActionkitError to a person. */
+/** What the browser's refusals of a passkey ceremony mean to a person. */
+const ceremonies = {
+  NotAllowedError: "The passkey request was cancelled, timed out, or no passkey of this site was chosen.",
+  InvalidStateError: "This device already holds a passkey of your account.",
+  SecurityError: "This page's address cannot use passkeys (the server's WEBAUTHN_RP_ID must be its domain).",
+  NotSupportedError: "This browser or device cannot make this kind of passkey.",
+};
+
+/** Explains an ActionkitError (or a passkey ceremony's DOMException) to a person. */
 export function describe(err) {
   if (!err) return "";
+  if (ceremonies[err.name]) return ceremonies[err.name];
   const fields = err.fields ? Object.entries(err.fields).map(([k, v]) => `${k}: ${v}`).join("; ") : "";
   const base = fields ? `${err.message} (${fields})` : err.message;
   return err.requestId ? `${base} [request ${err.requestId}]` : base;
