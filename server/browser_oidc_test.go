@@ -9,6 +9,7 @@ import (
 
 	"github.com/actionkit/actionkit/internal/browsertest"
 	"github.com/actionkit/actionkit/internal/oidctest"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
 // oidcFragmentRe is where the provider's sign-in lands: a one-time result
@@ -39,7 +40,7 @@ func TestBrowserIdentityProvider(t *testing.T) {
 	}
 	const maxAge = 2 * time.Minute
 	env["REAUTH_MAX_AGE"] = maxAge.String()
-	clock := &offsetClock{}
+	clock := &testclock.Offset{}
 	s := startServerClock(t, env, clock.Now, "api")
 	email := uniqueEmail()
 	sub := newSub()

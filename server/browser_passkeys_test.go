@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/browsertest"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
 // localhostServer starts a server (the API role, on the clock now) that a
@@ -58,7 +59,7 @@ func authOf(t *testing.T, s *testServer, sid string) authRow {
 // dialog.
 func TestBrowserPasskeys(t *testing.T) {
 	const maxAge = 2 * time.Minute
-	clock := &offsetClock{}
+	clock := &testclock.Offset{}
 	s, origin := localhostServer(t, clock.Now, "REAUTH_MAX_AGE="+maxAge.String())
 	res := browsertest.Run(t, origin, "passkeys", browsertest.Options{Artifacts: artifactsDir(t), Timeout: 3 * time.Minute, Checkpoint: func(m browsertest.Message) any {
 		if m.Name == "age" {
