@@ -68,13 +68,15 @@ type benchConfig struct {
 	// tool's client beside wrk in wrkSlices alternating slices each, the
 	// open loop at openShare of the closed loop's rate, the read with the
 	// global limiter off and on in limiterSlices alternating slices each,
-	// and the read beside the session baseline in sessionSlices
-	// alternating slices each (0: none, for each).
+	// the read beside the session baseline in sessionSlices alternating
+	// slices each, and the read with HS256 and with EdDSA access tokens
+	// in algSlices alternating slices each (0: none, for each).
 	checkC        int
 	wrkSlices     int
 	openShare     float64
 	limiterSlices int
 	sessionSlices int
+	algSlices     int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -105,12 +107,17 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.sessionSlices, "session-slices", 10, "the read and the session baseline, alternating, in this many slices of -d each (0: none)")
+	fs.IntVar(&c.algSlices, "alg-slices", 10, "the read with HS256 and with EdDSA tokens, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if c.openShare < 0 || c.openShare > 2 || c.limiterSlices < 0 || c.limiterSlices > 100 || c.wrkSlices < 0 || c.wrkSlices > 100 ||
-		c.sessionSlices < 0 || c.sessionSlices > 100 {
-		return nil, errors.New("bench: -open must be from 0 to 2, and -wrk-slices, -limiter-slices and -session-slices from 0 to 100")
+	if c.openShare < 0 || c.openShare > 2 {
+		return nil, errors.New("bench: -open must be from 0 to 2")
+	}
+	for _, n := range []int{c.limiterSlices, c.wrkSlices, c.sessionSlices, c.algSlices} {
+		if n < 0 || n > 100 {
+			return nil, errors.New("bench: -wrk-slices, -limiter-slices, -session-slices and -alg-slices must be from 0 to 100")
+		}
 	}
 	c.base.Warmup = c.run.Warmup
 	c.started = time.Now()
@@ -156,7 +163,7 @@ func benchMain(ctx context.Context, args []string) error {
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
-	meta.SessionSlices = cfg.sessionSlices
+	meta.SessionSlices, meta.AlgSlices = cfg.sessionSlices, cfg.algSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
@@ -350,14 +357,18 @@ const benchLimit = 1_000_000_000
 
 // withLimiterOff returns env with the global limiter off (RATE_LIMIT_MAX=0)
 // and nothing else changed.
-func withLimiterOff(env []string) []string {
-	out := make([]string, 0, len(env))
+func withLimiterOff(env []string) []string { return withSetting(env, "RATE_LIMIT_MAX", "0") }
+
+// withSetting returns env with name set to value, any earlier value of it
+// removed.
+func withSetting(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "RATE_LIMIT_MAX=") {
+		if !strings.HasPrefix(kv, name+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "RATE_LIMIT_MAX=0")
+	return append(out, name+"="+value)
 }
 
 // measureIdle reads the server's footprint after start-up, once it has

@@ -31,6 +31,9 @@ func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 	if b.cfg.sessionSlices > 0 && ctx.Err() == nil {
 		b.compareSession(ctx, c)
 	}
+	if b.cfg.algSlices > 0 && ctx.Err() == nil {
+		b.compareAlg(ctx, c)
+	}
 }
 
 // side is one load of a comparison and the labels of its result.
@@ -151,6 +154,35 @@ func (b *benchRun) compareSession(ctx context.Context, c int) {
 	}
 }
 
+// compareAlg measures the read at concurrency c, by wrk, with HS256 and
+// with EdDSA access tokens on one server, in alternating slices. That
+// server is started for this with ACCESS_TOKEN_ALG=EdDSA and the bench's
+// secret, on the same database and Redis namespace, so it accepts both:
+// the HS256 tokens are the bench's users', the EdDSA ones those of users
+// it registers itself. Only the verification of the signature differs
+// between the two sides, and the server remembers a verified token, so
+// wrk's c tokens, presented again and again, are each verified once.
+func (b *benchRun) compareAlg(ctx context.Context, c int) {
+	labels := [2]Result{{Scenario: "read", Target: "server", Series: "alg", Alg: "HS256", Concurrency: c},
+		{Scenario: "read", Target: "server", Series: "alg", Alg: "EdDSA", Concurrency: c}}
+	twin, url, err := startServer(ctx, b.cfg.server, withSetting(b.env, "ACCESS_TOKEN_ALG", "EdDSA"),
+		filepath.Join(b.cfg.logs, "server-eddsa.log"))
+	if err != nil {
+		b.failSides(labels, fmt.Errorf("start the server with EdDSA tokens: %w", err))
+		return
+	}
+	defer func() { _ = twin.stop(40 * time.Second) }()
+	hs := *b.t
+	hs.base, hs.metricsURL, hs.pid = url, url+"/metrics", twin.pid()
+	ed := hs
+	ed.pool = newUserPool(b.t.prefix+"-eddsa", url)
+	b.compareWrk(ctx, [2]*target{&hs, &ed}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.algSlices)
+	if q, hsRate, edRate, ok := algRatio(b.runs); ok {
+		fmt.Printf("read at %d on one server: HS256 tokens %s req/s, EdDSA tokens %s req/s: EdDSA/HS256 %.2f\n",
+			c, fmtRate(hsRate), fmtRate(edRate), q)
+	}
+}
+
 // compareWrk measures paths[i] on targets[i], both by wrk with the users'
 // tokens, in n alternating slices, and records them labelled.
 func (b *benchRun) compareWrk(ctx context.Context, targets [2]*target, paths [2]string, labels [2]Result, n int) {
@@ -217,4 +249,24 @@ func sessionRatio(runs []*Result) (ratio, server, base float64, ok bool) {
 		return 0, 0, 0, false
 	}
 	return server / base, server, base, true
+}
+
+// algRatio is the read rate with EdDSA tokens over the rate with HS256
+// tokens, in the alternating "alg" series.
+func algRatio(runs []*Result) (ratio, hs, ed float64, ok bool) {
+	for _, r := range runs {
+		if r.Series != "alg" || r.Error != "" {
+			continue
+		}
+		switch r.Alg {
+		case "HS256":
+			hs = r.ReqPerSec
+		case "EdDSA":
+			ed = r.ReqPerSec
+		}
+	}
+	if hs <= 0 || ed <= 0 {
+		return 0, 0, 0, false
+	}
+	return ed / hs, hs, ed, true
 }

@@ -32,11 +32,13 @@ type Meta struct {
 	WallSeconds  float64    `json:"wallSeconds"`
 	// OpenShare is the open-loop read's rate as a share of the closed
 	// loop's; LimiterSlices and WrkSlices the slices of each side of the
-	// limiter and wrk comparisons.
+	// limiter and wrk comparisons, SessionSlices and AlgSlices those of the
+	// session baseline's and the signing algorithms'.
 	OpenShare     float64 `json:"openShare,omitempty"`
 	LimiterSlices int     `json:"limiterSlices,omitempty"`
 	SessionSlices int     `json:"sessionSlices,omitempty"`
 	WrkSlices     int     `json:"wrkSlices,omitempty"`
+	AlgSlices     int     `json:"algSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.

@@ -45,7 +45,7 @@ func sampleRuns() (*Meta, []*Result) {
 		Machine: Machine{CPUs: 2, CPUModel: "Test CPU", MemTotal: 24 << 30, Kernel: "Linux 6.1", Go: "go1.26.8"},
 		Idle:    Idle{RSS: 40 << 20, VmRSS: 41 << 20, Goroutines: 30}, Argon: ArgonBound{PerSec: 90, HashMs: 22, Workers: 2},
 		Mix: "80% read, 20% publish", Duration: "10s", BaseDuration: "5s", Warmup: "1s", Posts: 20, Interval: "250ms",
-		WallSeconds: 372, LimiterSlices: 10, WrkSlices: 5, OpenShare: 0.7}
+		WallSeconds: 372, LimiterSlices: 10, WrkSlices: 5, OpenShare: 0.7, AlgSlices: 10}
 	lat := Latency{Count: 10, P50: 1, P90: 2, P99: 5, Max: 9}
 	runs := []*Result{
 		{Kind: "run", Scenario: "bare", Target: "baseline", Concurrency: 64, ReqPerSec: 40000, OpsPerSec: 40000, Latency: lat},
@@ -70,6 +70,8 @@ func sampleRuns() (*Meta, []*Result) {
 		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "on", Concurrency: 64, ReqPerSec: 8000, Latency: lat},
 		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "on", Concurrency: 64, ReqPerSec: 7900, Latency: lat},
 		{Kind: "run", Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: 64, ReqPerSec: 8300, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "alg", Alg: "HS256", Concurrency: 64, ReqPerSec: 8100, Latency: lat},
+		{Kind: "run", Scenario: "read", Target: "server", Series: "alg", Alg: "EdDSA", Concurrency: 64, ReqPerSec: 7700, Latency: lat},
 		{Kind: "run", Scenario: "sockets", Target: "server", Concurrency: 2000, Peak: &Peak{RSS: 300 << 20, Samples: 4},
 			Sockets: &SocketStats{Clients: 2000, Joined: 2000, Posts: 20, Receipts: 40000, Expected: 40000, ClientsWithAll: 2000,
 				AllReceived: true, Delivery: Latency{P50: 50, P90: 100, P99: 200, Max: 300}}},
@@ -93,6 +95,10 @@ func TestRenderMarkdown(t *testing.T) {
 		"| read, limiter on / off ≥ 0.95 | 0.96 (7,950 vs 8,250 req/s) | yes |",
 		"| read at 64: this tool's figure within 10% of wrk's | 0.96 (8,200 vs 8,500 req/s in alternating slices, this tool's own client against wrk) | yes |",
 		"## read: cross-checks",
+		"| read at 64 with EdDSA tokens: ≥ 90% of HS256 | 0.95 (7,700 vs 8,100 req/s on one server in alternating slices) | yes |",
+		"### HS256 and EdDSA access tokens",
+		"| EdDSA | 64 | 7,700 |",
+		"**EdDSA / HS256: 0.95** (7,700 vs 8,100 req/s; target ≥ 0.90: yes).",
 		"in alternating slices (5 of each, 2s long)",
 		"| wrk, the plan's run above | 64 | 8,000 |",
 		"| this tool, alternating with wrk | 64 | 8,200 |",
@@ -127,7 +133,7 @@ func TestRenderMarkdown(t *testing.T) {
 	if n := strings.Count(md, "| 64 | 8,000 | 8,000 |"); n != 1 {
 		t.Errorf("the plan's read row appears %d times, want once", n)
 	}
-	for _, unwanted := range []string{"| 64 | 8,500 | 8,500 |", "| 64 | 8,200 | 8,200 |", "| 64 | 0.0 | 8,300 |", "| 64 | 5,590 | 5,590 |"} {
+	for _, unwanted := range []string{"| 64 | 7,700 | 7,700 |", "| 64 | 8,500 | 8,500 |", "| 64 | 8,200 | 8,200 |", "| 64 | 0.0 | 8,300 |", "| 64 | 5,590 | 5,590 |"} {
 		if strings.Contains(md, unwanted) {
 			t.Errorf("report holds %q: a cross-check run in the read table", unwanted)
 		}
@@ -168,6 +174,15 @@ func TestCrossCheckRatios(t *testing.T) {
 	}
 	if q, server, b, ok := sessionRatio([]*Result{run("", "", 500, ""), run("session", "", 180, ""), base}); !ok || q != 0.9 || server != 180 || b != 200 {
 		t.Errorf("sessionRatio = %v, %v, %v, %v; want 0.9, 180, 200, true (the plan's run left out)", q, server, b, ok)
+	}
+	alg := func(name string, rps float64, errText string) *Result {
+		return &Result{Scenario: "read", Target: "server", Series: "alg", Alg: name, ReqPerSec: rps, Error: errText}
+	}
+	if _, _, _, ok := algRatio([]*Result{alg("HS256", 100, ""), alg("EdDSA", 90, "cut short")}); ok {
+		t.Error("algRatio with the EdDSA side failed: ok, want not")
+	}
+	if q, hs, ed, ok := algRatio([]*Result{run("", "", 500, ""), alg("EdDSA", 45, ""), alg("HS256", 50, "")}); !ok || q != 0.9 || hs != 50 || ed != 45 {
+		t.Errorf("algRatio = %v, %v, %v, %v; want 0.9, 50, 45, true (the plan's run left out)", q, hs, ed, ok)
 	}
 }
 
