@@ -72,8 +72,9 @@ type Account struct {
 	UpdatedAt    time.Time  `db:"updated_at"`
 	// EmailVerifiedAt is when the owner proved the address, or nil.
 	EmailVerifiedAt *time.Time `db:"email_verified_at"`
-	// MFAEnabled reports a confirmed second factor; it is derived (see
-	// secondFactorSQL), never written.
+	// MFAEnabled reports a confirmed second factor (a confirmed TOTP
+	// secret, or a passkey); the database keeps it, by triggers on the
+	// factor tables (migration 0011), and no store writes it.
 	MFAEnabled bool `db:"mfa_enabled"`
 	// HasPassword reports that the owner can log in with a password; it is
 	// derived from the password column, never written.
@@ -94,10 +95,10 @@ const accountColumns = `id, email, password, salt, first_name, last_name, timezo
 	is_active, deleted_at, login_count, last_login_at, token_version, created_at, updated_at,
 	email_verified_at`
 
-// accountSelect lists what a SELECT or RETURNING reads of an account of
-// t whose columns are qualified by q ("users." or "o."): the stored
-// columns, then the derived mfa_enabled and has_password.
-func accountSelect(t OwnerTables, q string) string {
+// accountSelect lists what a SELECT or RETURNING reads of an account
+// whose columns are qualified by q ("users." or "o."): the columns of
+// accountColumns, then mfa_enabled and the derived has_password.
+func accountSelect(q string) string {
 	var cols []string
 	for _, c := range strings.Split(accountColumns, ",") {
 		c = strings.TrimSpace(c)
@@ -108,22 +109,14 @@ func accountSelect(t OwnerTables, q string) string {
 		}
 		cols = append(cols, q+c)
 	}
-	return strings.Join(cols, ", ") + `, ` + derivedAccountColumns(t, q)
+	return strings.Join(cols, ", ") + `, ` + derivedAccountColumns(q)
 }
 
-// derivedAccountColumns are mfa_enabled and has_password of the account
-// whose columns are qualified by q.
-func derivedAccountColumns(t OwnerTables, q string) string {
-	return secondFactorSQL(t, q+`id`) + ` AS mfa_enabled, (` + q + `password IS NOT NULL AND ` + q + `password <> '') AS has_password`
-}
-
-// secondFactorSQL is true when the owner of t whose id is the SQL
-// expression owner has a confirmed second factor: the one place that
-// says what counts as one (a confirmed TOTP secret, or a passkey).
-func secondFactorSQL(t OwnerTables, owner string) string {
-	return `(EXISTS (SELECT 1 FROM mfa_totp f WHERE f.owner_type = '` + t.Type + `' AND f.owner_id = ` + owner + `
-		AND f.confirmed_at IS NOT NULL) OR EXISTS (SELECT 1 FROM webauthn_credentials w
-		WHERE w.owner_type = '` + t.Type + `' AND w.owner_id = ` + owner + `))`
+// derivedAccountColumns are mfa_enabled (kept by the database) and
+// has_password (derived from the password column) of the account whose
+// columns are qualified by q.
+func derivedAccountColumns(q string) string {
+	return q + `mfa_enabled, (` + q + `password IS NOT NULL AND ` + q + `password <> '') AS has_password`
 }
 
 // AccountStore reads and writes the accounts of one owner type. Its SQL is
@@ -152,8 +145,8 @@ func (s *AccountStore) Prepared(pool *sqlx.DB) *AccountStore {
 // a name in t is not a plain lowercase identifier.
 func NewAccountStore(t OwnerTables) *AccountStore {
 	t.mustValidate()
-	sel := `SELECT ` + accountSelect(t, t.Owners+".") + ` FROM ` + t.Owners
-	returning := ` RETURNING ` + accountSelect(t, t.Owners+".")
+	sel := `SELECT ` + accountSelect(t.Owners+".") + ` FROM ` + t.Owners
+	returning := ` RETURNING ` + accountSelect(t.Owners+".")
 	upd := `UPDATE ` + t.Owners + ` SET `
 	return &AccountStore{accountQueries: accountQueries{
 		create: `INSERT INTO ` + t.Owners + ` (` + accountColumns + `)
@@ -191,7 +184,7 @@ func byIDWithSessionSQL(t OwnerTables) string {
 	for _, c := range strings.Split(authColumns, ",") {
 		cols = append(cols, "o."+strings.TrimSpace(c))
 	}
-	return `SELECT ` + strings.Join(cols, ", ") + `, ` + derivedAccountColumns(t, "o.") + `,
+	return `SELECT ` + strings.Join(cols, ", ") + `, ` + derivedAccountColumns("o.") + `,
 		s.expires_at, s.auth_methods, s.aal, s.authenticated_at, s.provider
 		FROM ` + t.Owners + ` o LEFT JOIN LATERAL (
 			SELECT expires_at, auth_methods, aal, authenticated_at, provider FROM ` + t.Sessions + `
@@ -204,7 +197,7 @@ func byIDWithSessionSQL(t OwnerTables) string {
 // escaped lowercase e-mail substring ($1, empty for all), a status ($2) and
 // a keyset cursor ($3, $4: the created_at and id of the last row seen).
 func listAccountsSQL(t OwnerTables) string {
-	return `SELECT ` + accountSelect(t, t.Owners+".") + ` FROM ` + t.Owners + `
+	return `SELECT ` + accountSelect(t.Owners+".") + ` FROM ` + t.Owners + `
 		WHERE ($1 = '' OR lower(email) LIKE '%' || $1 || '%' ESCAPE '\')
 		AND CASE $2::text
 			WHEN 'active' THEN is_active AND deleted_at IS NULL

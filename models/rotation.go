@@ -24,7 +24,7 @@ func lockOwnerAndReadSQL(t OwnerTables, rest string) string {
 		}
 		aliased[i] = `s.` + name + ` AS "s.` + alias + `"`
 	}
-	return `SELECT ` + accountSelect(t, "o.") + `, ` + strings.Join(aliased, ", ") + `
+	return `SELECT ` + accountSelect("o.") + `, ` + strings.Join(aliased, ", ") + `
 		FROM ` + t.Owners + ` o JOIN ` + t.Sessions + ` s ON s.` + t.OwnerColumn + ` = o.id
 		WHERE s.refresh_token_hash = $1 FOR NO KEY UPDATE OF o`
 }
@@ -64,7 +64,7 @@ func (s *SessionStore) LockOwnerAndRead(ctx context.Context, db DB, hash string)
 // RefreshBudget.Advance does.
 func rotateLiveSQL(t OwnerTables) string {
 	return `WITH o AS (
-		SELECT ` + accountColumns + ` FROM ` + t.Owners + `
+		SELECT ` + accountColumns + `, mfa_enabled FROM ` + t.Owners + `
 		WHERE id = (SELECT ` + t.OwnerColumn + ` FROM ` + t.Sessions + ` WHERE refresh_token_hash = $1)
 		FOR NO KEY UPDATE
 	), old AS (
@@ -93,7 +93,7 @@ func rotateLiveSQL(t OwnerTables) string {
 		FROM ins, old WHERE ` + t.Sessions + `.id = old.id
 		RETURNING ` + t.Sessions + `.id
 	)
-	SELECT ` + accountSelect(t, "o.") + `, ins.client AS next_client, ins.platform AS next_platform,
+	SELECT ` + accountSelect("o.") + `, ins.client AS next_client, ins.platform AS next_platform,
 		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at,
 		ins.refresh_window_at AS next_refresh_window_at, ins.refresh_count AS next_refresh_count,
 		ins.auth_methods AS next_auth_methods, ins.aal AS next_aal,
