@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,7 +70,11 @@ type Caller struct {
 	// SessionExpiresAt is when that session expires unless it is refreshed.
 	SessionExpiresAt time.Time
 	// Assurance is how strongly and how recently that session was
-	// authenticated, as the authenticator read it from the session.
+	// authenticated, as the authenticator read it from the session. The
+	// framework asks for it (see AssuranceWanted) only for an action that
+	// declares a Spec.Reauth, the one place that checks it; for other
+	// actions an authenticator may leave it zero, which is no proof of a
+	// second factor or of a recent authentication.
 	Assurance Assurance
 	// Locale is the owner's preferred locale, used for messages.
 	Locale string
@@ -95,4 +100,24 @@ type Assurance struct {
 	// SecondFactor reports that the owner has a second factor, so that
 	// Spec.Reauth requires Level 2 of its sessions.
 	SecondFactor bool
+}
+
+// assuranceKey marks a context whose authentication must read the
+// caller's Assurance.
+type assuranceKey struct{}
+
+// WantAssurance returns ctx marked so that an authenticator reads how the
+// caller's session was authenticated (Caller.Assurance): the framework
+// marks the authentication of an action that declares a Spec.Reauth.
+// Reading it costs a session store more than checking that the session
+// is live, and most actions need only that.
+func WantAssurance(ctx context.Context) context.Context {
+	return context.WithValue(ctx, assuranceKey{}, true)
+}
+
+// AssuranceWanted reports whether ctx was marked by WantAssurance: the
+// authenticator must then fill Caller.Assurance.
+func AssuranceWanted(ctx context.Context) bool {
+	want, _ := ctx.Value(assuranceKey{}).(bool)
+	return want
 }

@@ -47,7 +47,11 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 	}
 	var caller *action.Caller
 	if f.cfg.Authenticator != nil && f.conv.Presents(r) {
-		c, err := f.cfg.Authenticator.Authenticate(r.Context(), r)
+		ctx := r.Context()
+		if spec.Reauth != action.ReauthNone {
+			ctx = action.WantAssurance(ctx)
+		}
+		c, err := f.cfg.Authenticator.Authenticate(ctx, r)
 		if err != nil {
 			return err
 		}

@@ -38,11 +38,21 @@ func TestAssured(t *testing.T) {
 
 // assuredAuth names callers by their assurance: "fresh", "stale",
 // "level1-2fa" (a fresh session that did not use its owner's second
-// factor).
-type assuredAuth struct{}
+// factor). Like the bundled server's, it reads the assurance only when
+// the framework asks for it, and counts the requests that asked.
+type assuredAuth struct{ asked *int }
 
-func (assuredAuth) Authenticate(_ context.Context, r *http.Request) (*action.Caller, error) {
+func (a assuredAuth) Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error) {
 	c := &action.Caller{Type: "user", Client: action.Web}
+	if !action.AssuranceWanted(ctx) {
+		if r.Header.Get("Authorization") == "" {
+			return nil, nil
+		}
+		return c, nil
+	}
+	if a.asked != nil {
+		*a.asked++
+	}
 	switch r.Header.Get("Authorization") {
 	case "fresh":
 		c.Assurance = action.Assurance{Level: 1, AuthenticatedAt: reauthNow.Add(-time.Minute)}
@@ -62,11 +72,12 @@ type reauthDetails struct {
 
 // TestReauthBeforeTheAction: the framework refuses a session that does
 // not meet the action's requirement before the action runs, with the
-// configured code and details, and lets every other through.
+// configured code and details, and lets every other through. It asks the
+// authenticator for the session's assurance for those actions only.
 func TestReauthBeforeTheAction(t *testing.T) {
-	ran := 0
+	ran, asked := 0, 0
 	f := newTestFramework(t, Config{
-		Authenticator: assuredAuth{},
+		Authenticator: assuredAuth{asked: &asked},
 		Now:           func() time.Time { return reauthNow },
 		Reauthentication: &Reauthentication{
 			MaxAge: 10 * time.Minute,
@@ -79,7 +90,7 @@ func TestReauthBeforeTheAction(t *testing.T) {
 	for _, r := range []struct {
 		name, path string
 		reauth     action.Reauth
-	}{{"V1Sensitive", "/v1/sensitive", action.ReauthRecent}, {"V1Level", "/v1/level", action.ReauthLevel}} {
+	}{{"V1Sensitive", "/v1/sensitive", action.ReauthRecent}, {"V1Level", "/v1/level", action.ReauthLevel}, {"V1Plain", "/v1/plain", action.ReauthNone}} {
 		spec := action.Spec{Name: r.name, Path: r.path, Auth: action.Owner("user"), Reauth: r.reauth}
 		Register(f, actionFunc[noArgs, whoamiResult]{spec: spec, run: func(*action.Request) (*whoamiResult, error) {
 			ran++
@@ -96,14 +107,19 @@ func TestReauthBeforeTheAction(t *testing.T) {
 		{"/v1/sensitive", "", 401},
 		{"/v1/level", "stale", 200},
 		{"/v1/level", "level1-2fa", 403},
+		{"/v1/plain", "level1-2fa", 200},
 	} {
-		before := ran
+		before, askedBefore := ran, asked
 		res := do(t, f, http.MethodPost, tc.path, "", "", "Authorization", tc.caller)
 		if res.Code != tc.want {
 			t.Errorf("%s as %q: got %d, want %d: %s", tc.path, tc.caller, res.Code, tc.want, res.Raw)
 		}
 		if (ran > before) != (tc.want == 200) {
 			t.Errorf("%s as %q: the action ran %d times", tc.path, tc.caller, ran-before)
+		}
+		if wantAsked := tc.caller != "" && tc.path != "/v1/plain"; (asked > askedBefore) != wantAsked {
+			t.Errorf("%s as %q: the authenticator was asked for the assurance %d times, want it asked: %v", tc.path, tc.caller,
+				asked-askedBefore, wantAsked)
 		}
 		if tc.want == 403 && (res.Body["error"] != "FORBIDDEN" || res.Body["methods"] == nil || res.Body["requestId"] == nil) {
 			t.Errorf("%s as %q: refusal %s, want FORBIDDEN with methods", tc.path, tc.caller, res.Raw)

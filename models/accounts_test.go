@@ -305,6 +305,8 @@ func TestAccountQueriesUseIndexes(t *testing.T) {
 		// primary key, its session's live row through the partial index.
 		{"ByIDWithSession", accounts.ByIDWithSessionSQL(), []any{id, id},
 			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_chain_live_idx"}},
+		{"ByIDWithSession with assurance", accounts.ByIDWithAssuranceSQL(), []any{id, id},
+			[]string{"Index Scan using users_pkey", "Index Scan using user_sessions_chain_live_idx"}},
 		// The socket sweep: each chain's live row through the partial
 		// index, its owner by primary key.
 		{"LiveSessions", accounts.LiveSessionsSQL(), []any{pq.StringArray{id, "0199a7a0-0000-7000-8000-000000000001"}},

@@ -73,9 +73,13 @@ func TestChainsAcrossRotation(t *testing.T) {
 			if third.ChainID != first.ID || !third.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(third.Assurance, assured) {
 				t.Errorf("RotateLive's successor: chain %v login %v assurance %+v", third.ChainID, third.LoginAt, third.Assurance)
 			}
-			if row, err := accounts.ByIDWithSession(ctx, db, owner.ID, first.ID, now); err != nil || !reflect.DeepEqual(row.Session, assured) ||
+			if row, err := accounts.ByIDWithSession(ctx, db, owner.ID, first.ID, now, true); err != nil || !reflect.DeepEqual(row.Session, assured) ||
 				!row.MFAEnabled || !row.HasPassword {
-				t.Errorf("ByIDWithSession: %+v, %v, want the chain's assurance, mfaEnabled and hasPassword", row, err)
+				t.Errorf("ByIDWithSession with assurance: %+v, %v, want the chain's assurance, mfaEnabled and hasPassword", row, err)
+			}
+			if row, err := accounts.ByIDWithSession(ctx, db, owner.ID, first.ID, now, false); err != nil || !reflect.DeepEqual(row.Session, models.Assurance{}) ||
+				!row.MFAEnabled || !row.HasPassword || row.SessionExpiresAt == nil {
+				t.Errorf("ByIDWithSession without assurance: %+v, %v, want the live expiry, mfaEnabled and hasPassword, no assurance", row, err)
 			}
 			live, err := store.LiveInChain(ctx, db, owner.ID, first.ID)
 			if err != nil || live.ID != third.ID {
@@ -121,9 +125,17 @@ func checkByIDWithSession(t *testing.T, db *sqlx.DB, accounts *models.AccountSto
 // session's expiry.
 func checkSessionFor(t *testing.T, db *sqlx.DB, accounts *models.AccountStore, owner, chain uuid.UUID, now time.Time) *time.Time {
 	t.Helper()
-	row, err := accounts.ByIDWithSession(testCtx(t), db, owner, chain, now)
+	row, err := accounts.ByIDWithSession(testCtx(t), db, owner, chain, now, false)
 	if err != nil {
 		t.Fatalf("ByIDWithSession: %v", err)
+	}
+	assured, err := accounts.ByIDWithSession(testCtx(t), db, owner, chain, now, true)
+	if err != nil {
+		t.Fatalf("ByIDWithSession with assurance: %v", err)
+	}
+	if !reflect.DeepEqual(assured.Account, row.Account) || !reflect.DeepEqual(assured.SessionExpiresAt, row.SessionExpiresAt) {
+		t.Errorf("with assurance: %+v expiring %v, without: %+v expiring %v", assured.Account, assured.SessionExpiresAt,
+			row.Account, row.SessionExpiresAt)
 	}
 	want, err := accounts.ByID(testCtx(t), db, owner)
 	if err != nil {

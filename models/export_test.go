@@ -17,6 +17,9 @@ func (s *SessionStore) LockOwnerAndReadSQL() string { return s.lockOwnerAndRead 
 // ByIDWithSessionSQL exposes the SQL of ByIDWithSession for EXPLAIN tests.
 func (s *AccountStore) ByIDWithSessionSQL() string { return s.byIDWithSession }
 
+// ByIDWithAssuranceSQL exposes the SQL of ByIDWithSession with assurance.
+func (s *AccountStore) ByIDWithAssuranceSQL() string { return s.byIDWithAssurance }
+
 // LiveSessionsSQL exposes the SQL of LiveSessions for EXPLAIN tests.
 func (s *AccountStore) LiveSessionsSQL() string { return s.liveSessions }
 

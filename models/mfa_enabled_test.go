@@ -14,9 +14,16 @@ import (
 func mfaEnabled(t *testing.T, db *sqlx.DB, tables models.OwnerTables, owner uuid.UUID) bool {
 	t.Helper()
 	accounts := models.NewAccountStore(tables).Prepared(db)
-	withSession, err := accounts.ByIDWithSession(testCtx(t), db, owner, uuid.New(), testNow())
+	withSession, err := accounts.ByIDWithSession(testCtx(t), db, owner, uuid.New(), testNow(), false)
 	if err != nil {
 		t.Fatal(err)
+	}
+	assured, err := accounts.ByIDWithSession(testCtx(t), db, owner, uuid.New(), testNow(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if assured.MFAEnabled != withSession.MFAEnabled {
+		t.Errorf("ByIDWithSession says %v with assurance, %v without", assured.MFAEnabled, withSession.MFAEnabled)
 	}
 	acc, err := accounts.ByID(testCtx(t), db, owner)
 	if err != nil {
