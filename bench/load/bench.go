@@ -198,7 +198,7 @@ func benchMain(ctx context.Context, args []string) error {
 	if err := appendJSONLine(cfg.results, meta); err != nil {
 		return err
 	}
-	if err := os.WriteFile(cfg.out, []byte(renderMarkdown(meta, b.runs)), 0o644); err != nil {
+	if err := writeReport(cfg.out, renderMarkdown(meta, b.runs)); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %s and %s in %.0fs\n", cfg.out, cfg.results, meta.WallSeconds)

@@ -241,3 +241,29 @@ func TestResultsRoundTrip(t *testing.T) {
 		t.Errorf("report file: %v %.40q", err, raw)
 	}
 }
+
+func TestReportKeepsTheHandKeptPart(t *testing.T) {
+	kept := handKept + "\n\nfigures by hand\n"
+	if got := withHandKept("# Benchmarks\n\nnew\n", "# Benchmarks\n\nold\n\n"+kept); got != "# Benchmarks\n\nnew\n\n"+kept {
+		t.Errorf("withHandKept = %q", got)
+	}
+	if got := withHandKept("new\n", "old\n"); got != "new\n" {
+		t.Errorf("withHandKept without the part = %q", got)
+	}
+	if got := withHandKept("new\n", "old, not a heading: "+kept); got != "new\n" {
+		t.Errorf("withHandKept with the heading inside a line = %q", got)
+	}
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	if err := writeReport(path, "first\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("first\n\n"+kept), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(path, "second\n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "second\n\n"+kept {
+		t.Errorf("written %q", b)
+	}
+}
