@@ -123,18 +123,30 @@ func (b *benchRun) compareWithWrk(ctx context.Context, c int) {
 func (b *benchRun) compareLimiter(ctx context.Context, c int) {
 	labels := [2]Result{{Scenario: "read", Target: "server", Series: "limiter", Limiter: "off", Concurrency: c},
 		{Scenario: "read", Target: "server", Series: "limiter", Limiter: "on", Concurrency: c}}
-	twin, url, err := startServer(ctx, b.cfg.server, withLimiterOff(b.env), filepath.Join(b.cfg.logs, "server-limiter-off.log"))
+	off, stop, err := b.startTwin(ctx, withLimiterOff(b.env), "server-limiter-off.log")
 	if err != nil {
 		b.failSides(labels, fmt.Errorf("start the server with the limiter off: %w", err))
 		return
 	}
-	defer func() { _ = twin.stop(40 * time.Second) }()
-	off := *b.t
-	off.base, off.metricsURL, off.pid = url, url+"/metrics", twin.pid()
-	b.compareWrk(ctx, [2]*target{&off, b.t}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.limiterSlices)
+	defer stop()
+	b.compareWrk(ctx, [2]*target{off, b.t}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.limiterSlices)
 	if ratio, on, off, ok := limiterRatio(b.runs); ok {
 		fmt.Printf("read at %d: limiter on %s req/s, off %s req/s: on/off %.2f (want at least 0.95)\n", c, fmtRate(on), fmtRate(off), ratio)
 	}
+}
+
+// startTwin starts a second server with env on the bench's database and
+// Redis namespace, its log in logName, and returns the bench's target
+// pointed at it (the bench's users, who are in the shared database) and
+// how to stop it.
+func (b *benchRun) startTwin(ctx context.Context, env []string, logName string) (*target, func(), error) {
+	twin, url, err := startServer(ctx, b.cfg.server, env, filepath.Join(b.cfg.logs, logName))
+	if err != nil {
+		return nil, nil, err
+	}
+	t := *b.t
+	t.base, t.metricsURL, t.pid = url, url+"/metrics", twin.pid()
+	return &t, func() { _ = twin.stop(40 * time.Second) }, nil
 }
 
 // compareSession measures the read at concurrency c, by wrk, on the bench's
@@ -165,18 +177,15 @@ func (b *benchRun) compareSession(ctx context.Context, c int) {
 func (b *benchRun) compareAlg(ctx context.Context, c int) {
 	labels := [2]Result{{Scenario: "read", Target: "server", Series: "alg", Alg: "HS256", Concurrency: c},
 		{Scenario: "read", Target: "server", Series: "alg", Alg: "EdDSA", Concurrency: c}}
-	twin, url, err := startServer(ctx, b.cfg.server, withSetting(b.env, "ACCESS_TOKEN_ALG", "EdDSA"),
-		filepath.Join(b.cfg.logs, "server-eddsa.log"))
+	hs, stop, err := b.startTwin(ctx, withSetting(b.env, "ACCESS_TOKEN_ALG", "EdDSA"), "server-eddsa.log")
 	if err != nil {
 		b.failSides(labels, fmt.Errorf("start the server with EdDSA tokens: %w", err))
 		return
 	}
-	defer func() { _ = twin.stop(40 * time.Second) }()
-	hs := *b.t
-	hs.base, hs.metricsURL, hs.pid = url, url+"/metrics", twin.pid()
-	ed := hs
-	ed.pool = newUserPool(b.t.prefix+"-eddsa", url)
-	b.compareWrk(ctx, [2]*target{&hs, &ed}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.algSlices)
+	defer stop()
+	ed := *hs
+	ed.pool = newUserPool(b.t.prefix+"-eddsa", hs.base)
+	b.compareWrk(ctx, [2]*target{hs, &ed}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, b.cfg.algSlices)
 	if q, hsRate, edRate, ok := algRatio(b.runs); ok {
 		fmt.Printf("read at %d on one server: HS256 tokens %s req/s, EdDSA tokens %s req/s: EdDSA/HS256 %.2f\n",
 			c, fmtRate(hsRate), fmtRate(edRate), q)

@@ -144,6 +144,18 @@ func runCells(r *Result) []string {
 		fmt.Sprint(r.ErrorCount()), cpuCell(r.CPU), beforeCell(r.CPU)}
 }
 
+// seriesRows are the table rows of the measured runs of a series: each
+// named by name, with its concurrency and runCells.
+func seriesRows(runs []*Result, name func(*Result) string) [][]string {
+	var rows [][]string
+	for _, r := range runs {
+		if r.Error == "" {
+			rows = append(rows, append([]string{name(r), fmt.Sprint(r.Concurrency)}, runCells(r)...))
+		}
+	}
+	return rows
+}
+
 // runHeaders are the headers of runCells.
 func runHeaders() []string {
 	return []string{"req/s", "p50", "p90", "p99", "max", "errors", "CPU server / tool / rest / steal", "busy before"}
@@ -224,12 +236,7 @@ func (rp *report) limiterPart() string {
 	if len(runs) == 0 {
 		return ""
 	}
-	var rows [][]string
-	for _, r := range runs {
-		if r.Error == "" {
-			rows = append(rows, append([]string{r.Limiter, fmt.Sprint(r.Concurrency)}, runCells(r)...))
-		}
-	}
+	rows := seriesRows(runs, func(r *Result) string { return r.Limiter })
 	sliced := ""
 	if n := rp.meta.LimiterSlices; n > 0 {
 		sliced = fmt.Sprintf(" %d slices of %s", n, sliceLength(rp.meta.Duration, n))
@@ -257,12 +264,7 @@ func (rp *report) sessionPart() string {
 	if len(runs) == 0 {
 		return ""
 	}
-	var rows [][]string
-	for _, r := range runs {
-		if r.Error == "" {
-			rows = append(rows, append([]string{r.Target + " (" + r.Scenario + ")", fmt.Sprint(r.Concurrency)}, runCells(r)...))
-		}
-	}
+	rows := seriesRows(runs, func(r *Result) string { return r.Target + " (" + r.Scenario + ")" })
 	text := fmt.Sprintf("### The read beside the session baseline\n\nEvery authenticated request checks its session in the "+
 		"statement that reads its owner. The read's target is a share of the least a program can do for that (the `session` "+
 		"baseline), so wrk read the two in alternating slices, %d slices of %s each after a warm-up: a machine whose speed "+
@@ -282,12 +284,7 @@ func (rp *report) algPart() string {
 	if len(runs) == 0 {
 		return ""
 	}
-	var rows [][]string
-	for _, r := range runs {
-		if r.Error == "" {
-			rows = append(rows, append([]string{r.Alg, fmt.Sprint(r.Concurrency)}, runCells(r)...))
-		}
-	}
+	rows := seriesRows(runs, func(r *Result) string { return r.Alg })
 	text := fmt.Sprintf("### HS256 and EdDSA access tokens\n\nA second server was started with `ACCESS_TOKEN_ALG=EdDSA` "+
 		"and the bench's `ACCESS_TOKEN_SECRET`, on the same database and Redis namespace, so that it accepts both kinds of "+
 		"token: the HS256 tokens of the bench's users and the EdDSA tokens (with a `kid`) of users it registered itself. "+
