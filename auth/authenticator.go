@@ -71,9 +71,11 @@ type Owner struct {
 // Tokens.Parse for the scheme's owner type, an unknown owner, a stale
 // tokenVersion) makes the request anonymous: the caller is nil and the error
 // is nil. An error is returned only when a Loader fails for another reason,
-// wrapped with %w so that the framework still sees what it is: a database
-// the Loader could not reach (marked by dependency.Unavailable) is answered
-// 503 SERVICE_UNAVAILABLE, anything else 500.
+// or the token's KeySource could not find out whether it has the token's
+// kid, wrapped with %w so that the framework still sees what it is: a
+// database the Loader or the KeySource could not reach (marked by
+// dependency.Unavailable) is answered 503 SERVICE_UNAVAILABLE, anything
+// else 500.
 type Authenticator struct {
 	// Rejected, when set, is called with the reason whenever a presented
 	// credential leaves the request anonymous (not when no header is

@@ -278,7 +278,9 @@ func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
 // that type equals owner, that aud is a single string naming owner and
 // client web or app, that sub and sid are UUIDs and that tokenVersion is a
 // non-negative integer. ctx bounds a KeySource that has to look a kid up.
-// Every refusal wraps ErrInvalidToken.
+// Every refusal wraps ErrInvalidToken; a KeySource that could not find out
+// whether it has the token's kid (an error not wrapping ErrUnknownKey) is
+// no refusal, and its error is returned as it is.
 func (t *Tokens) ParseContext(ctx context.Context, owner action.OwnerType, token string) (Claims, error) {
 	if err := t.init(); err != nil {
 		return Claims{}, err
@@ -301,6 +303,9 @@ func (t *Tokens) ParseContext(ctx context.Context, owner action.OwnerType, token
 	}
 	parsed, err := t.parser.ParseWithClaims(token, &wc, keyfunc)
 	if err != nil {
+		if f, ok := errors.AsType[*keySourceFailure](err); ok {
+			return Claims{}, f.err
+		}
 		return Claims{}, invalid(err)
 	}
 	cl, err := wc.verified(owner)
@@ -319,6 +324,9 @@ func (t *Tokens) recheck(ctx context.Context, owner action.OwnerType, cl Claims)
 	}
 	if cl.KeyID != "" {
 		if _, err := t.Keys.VerifyKey(ctx, cl.KeyID); err != nil {
+			if !errors.Is(err, ErrUnknownKey) {
+				return Claims{}, err
+			}
 			return Claims{}, invalid(err)
 		}
 	}
@@ -348,6 +356,9 @@ func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
 		return nil, fmt.Errorf("an %s token without a kid", alg)
 	}
 	k, err := t.Keys.VerifyKey(ctx, kid)
+	if err != nil && !errors.Is(err, ErrUnknownKey) {
+		return nil, &keySourceFailure{err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -358,3 +369,13 @@ func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
 }
 
 func invalid(reason error) error { return fmt.Errorf("%w: %w", ErrInvalidToken, reason) }
+
+// keySourceFailure carries through the JWT parser a KeySource's failure to
+// find out whether it has a kid (its database unreachable, say): not a
+// refusal of the token, so Parse returns it as it is, and the request is
+// answered as the failure says (503 for an unavailable dependency), never
+// as an anonymous one that would make the client drop a valid token.
+type keySourceFailure struct{ err error }
+
+func (f *keySourceFailure) Error() string { return f.err.Error() }
+func (f *keySourceFailure) Unwrap() error { return f.err }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/dependency"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -123,7 +124,13 @@ func (r *Ring) load(ctx context.Context, force bool) error {
 	}
 	now := r.cfg.Now()
 	if last := r.unknownAt.Load(); !force && last != 0 && now.Sub(time.Unix(0, last)) < min(MaxUnknownReload, r.cfg.Reload) {
+		// Too soon to ask the database again; if it could not be read
+		// last time, that is still the answer.
+		err := r.lastErr
 		r.mu.Unlock()
+		if errors.Is(err, dependency.ErrUnavailable) {
+			return err
+		}
 		return errTooSoon
 	}
 	done := make(chan struct{})

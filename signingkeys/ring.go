@@ -13,6 +13,7 @@ import (
 
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/datakey"
+	"github.com/actionkit/actionkit/dependency"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -106,12 +107,18 @@ func New(cfg Config) (*Ring, error) {
 
 // VerifyKey implements auth.KeySource: a published key by kid. An unknown
 // kid reloads the keys first, unless they were loaded less than
-// MaxUnknownReload (or Reload, if shorter) ago.
+// MaxUnknownReload (or Reload, if shorter) ago. When the keys could not be
+// read because the database is unreachable (now, or at the last load
+// within that time), an unknown kid is that failure, marked by
+// dependency.Unavailable, and not auth.ErrUnknownKey: the request is
+// answered 503, and its client keeps a token that may well be valid.
 func (r *Ring) VerifyKey(ctx context.Context, kid string) (*auth.Key, error) {
 	if k, ok := r.set.Load().Verifying(kid, r.cfg.Now()); ok {
 		return k, nil
 	}
-	if err := r.load(ctx, false); err != nil && !errors.Is(err, errTooSoon) {
+	if err := r.load(ctx, false); errors.Is(err, dependency.ErrUnavailable) {
+		return nil, fmt.Errorf("kid %q: the signing keys could not be read: %w", kid, err)
+	} else if err != nil && !errors.Is(err, errTooSoon) {
 		return nil, fmt.Errorf("kid %q: %w (%w)", kid, auth.ErrUnknownKey, err)
 	}
 	if k, ok := r.set.Load().Verifying(kid, r.cfg.Now()); ok {
