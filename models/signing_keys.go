@@ -32,7 +32,7 @@ func (k *SigningKey) normalize() {
 const signingKeyColumns = `id, kid, alg, public_key, private_key_ciphertext, created_at, activated_at, retired_at`
 
 // signingKeyQueries is the query table of SigningKeyStore.
-var signingKeyQueries = struct{ published, insert, retireDue, retireAll string }{
+var signingKeyQueries = struct{ published, insert, retireDue, retireAll, deleteRetired string }{
 	published: `SELECT ` + signingKeyColumns + ` FROM signing_keys
 		WHERE retired_at IS NULL OR retired_at > $1 ORDER BY activated_at, id`,
 	// Any unique violation, the one-current-key index above all, means
@@ -43,7 +43,8 @@ var signingKeyQueries = struct{ published, insert, retireDue, retireAll string }
 	// when $3, when it is of another algorithm than $4.
 	retireDue: `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1)
 		WHERE retired_at IS NULL AND (activated_at <= $2 OR ($3 AND alg <> $4))`,
-	retireAll: `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1) WHERE retired_at IS NULL`,
+	retireAll:     `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1) WHERE retired_at IS NULL`,
+	deleteRetired: `DELETE FROM signing_keys WHERE retired_at < $1`,
 }
 
 // SigningKeyStore reads and writes signing_keys. Its zero value is ready;
@@ -98,4 +99,10 @@ func (s SigningKeyStore) Rotate(ctx context.Context, db *sqlx.DB, next *SigningK
 // and returns how many it retired.
 func (SigningKeyStore) RetireAll(ctx context.Context, db DB, at time.Time) (int64, error) {
 	return execCount(ctx, querier{}, db, "retire signing keys", signingKeyQueries.retireAll, at)
+}
+
+// DeleteRetired deletes the keys retired before before, private halves
+// and all, and returns how many it deleted.
+func (SigningKeyStore) DeleteRetired(ctx context.Context, db DB, before time.Time) (int64, error) {
+	return execCount(ctx, querier{}, db, "delete retired signing keys", signingKeyQueries.deleteRetired, before)
 }

@@ -25,9 +25,13 @@ const loadTimeout = 10 * time.Second
 // key is overdue or of another algorithm; every key that may still sign
 // must open under the data key, or Open fails with ErrDataKey. With HS256
 // it retires the current key, which stays published until its tokens
-// expire.
+// expire. Either way it first deletes the keys that have not been
+// published for RetiredKeep.
 func (r *Ring) Open(ctx context.Context) error {
 	now := r.cfg.Now()
+	if err := r.deleteRetired(ctx, now); err != nil {
+		return err
+	}
 	if r.cfg.Alg == auth.HS256 {
 		n, err := r.store.RetireAll(ctx, r.cfg.DB, now)
 		if err != nil {
@@ -42,6 +46,16 @@ func (r *Ring) Open(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.reload(ctx, true)
+}
+
+// deleteRetired deletes the keys that have not been published for
+// RetiredKeep.
+func (r *Ring) deleteRetired(ctx context.Context, now time.Time) error {
+	n, err := r.store.DeleteRetired(ctx, r.cfg.DB, now.Add(-(r.cfg.TokenTTL + Margin + RetiredKeep)))
+	if n > 0 {
+		r.cfg.Logger.Info("retired signing keys deleted", "keys", n)
+	}
+	return err
 }
 
 // ensure makes the first key when there is no current one; at start
@@ -71,12 +85,16 @@ func (r *Ring) ensure(ctx context.Context, now time.Time, switchAlg bool) error 
 // made a key. The new key is published at once and signs from MaxLead
 // later (a quarter of Rotation, if that is shorter); the old one retires
 // then. Any number of processes may rotate at once: one key is made. With
-// HS256 it does nothing.
+// HS256 it makes none. Either way it first deletes the keys that have not
+// been published for RetiredKeep.
 func (r *Ring) Rotate(ctx context.Context) (bool, error) {
+	now := r.cfg.Now()
+	if err := r.deleteRetired(ctx, now); err != nil {
+		return false, err
+	}
 	if r.cfg.Alg == auth.HS256 {
 		return false, nil
 	}
-	now := r.cfg.Now()
 	rotated, err := r.rotate(ctx, now, false)
 	if err != nil || !rotated {
 		return rotated, err

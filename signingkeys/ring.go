@@ -34,6 +34,11 @@ const (
 	// MaxUnknownReload is the most often a Ring reloads because a token
 	// names a kid it does not know.
 	MaxUnknownReload = 5 * time.Second
+	// RetiredKeep is how long a retired key stays in the database after
+	// it stopped being published (retired_at + the token lifetime +
+	// Margin), for instances configured with a longer token lifetime;
+	// then Rotate deletes it, private half and all.
+	RetiredKeep = 24 * time.Hour
 )
 
 // Config configures a Ring.

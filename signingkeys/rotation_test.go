@@ -2,6 +2,7 @@ package signingkeys_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/testclock"
+	"github.com/actionkit/actionkit/models"
 	"github.com/actionkit/actionkit/signingkeys"
 )
 
@@ -210,5 +212,69 @@ func TestUnknownKidReloads(t *testing.T) {
 	c.Advance(signingkeys.MaxUnknownReload)
 	if _, err := a.VerifyKey(ctx, third); err != nil {
 		t.Fatalf("the second new kid MaxUnknownReload later: %v", err)
+	}
+}
+
+// TestRetiredKeysDeleted: a key is deleted, private half and all, once it
+// has not been published for RetiredKeep, by Rotate and at Open, with any
+// algorithm; a key still published, or not published for less, stays.
+func TestRetiredKeysDeleted(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	c := testclock.At(time.Now().UTC().Truncate(time.Second))
+	ctx := testCtx(t)
+	ed, _ := ring(t, db, c, auth.EdDSA, hexKey)
+	hs, _ := ring(t, db, c, auth.HS256, hexKey)
+	has := func(kid string) bool {
+		return slices.ContainsFunc(keyRows(t, db), func(k models.SigningKey) bool { return k.Kid == kid })
+	}
+	current := func() string {
+		t.Helper()
+		for _, k := range keyRows(t, db) {
+			if k.RetiredAt == nil {
+				return k.Kid
+			}
+		}
+		t.Fatal("no current key")
+		return ""
+	}
+	if err := ed.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := current()
+	if err := hs.Open(ctx); err != nil { // retires it now
+		t.Fatal(err)
+	}
+	if err := ed.Open(ctx); err != nil { // a new current key
+		t.Fatal(err)
+	}
+	second := current()
+	unpublished := 15*time.Minute + signingkeys.Margin // the tests' token lifetime
+	c.Advance(unpublished + signingkeys.RetiredKeep - time.Second)
+	if _, err := ed.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !has(first) || !has(second) {
+		t.Fatalf("a second before RetiredKeep ran out: first kept %v, second kept %v; want both", has(first), has(second))
+	}
+	c.Advance(2 * time.Second)
+	if _, err := hs.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if has(first) || !has(second) {
+		t.Fatalf("after RetiredKeep (HS256 Rotate): first kept %v, second kept %v; want only the second", has(first), has(second))
+	}
+	// Open deletes too: hs retires every key (one made by the rotation
+	// above at its activation, MaxLead ahead), and RetiredKeep later an
+	// EdDSA start finds them gone.
+	if err := hs.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(signingkeys.MaxLead + unpublished + signingkeys.RetiredKeep + time.Second)
+	if err := ed.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows := keyRows(t, db); len(rows) != 1 || rows[0].RetiredAt != nil {
+		t.Fatalf("after Open: %d keys, want only the one it made", len(rows))
 	}
 }
