@@ -14,11 +14,14 @@ import (
 // Exchange trades a sign-in's one-time result code for its login, through
 // the completion step of every login: it opens the session, or answers
 // *MFARequiredError when the user has a second factor (the code is spent
-// either way). The client must be the one that started the flow and, when
-// the flow was given a PKCE challenge, present its verifier. An unknown,
-// spent or expired code, another client, or a wrong verifier (which spends
-// the code) is ErrInvalidOIDCCode.
-func (f *Federation) Exchange(ctx context.Context, raw, verifier string, o Origin) (*Issued, error) {
+// either way). The client must be the one that started the flow: a
+// browser's flow is bound to it, and binding (its oidc-flow cookie) must
+// be the flow's, so that a code taken from someone else's flow and slipped
+// into a victim's page cannot sign the victim into that account; a flow
+// given a PKCE challenge needs its verifier. An unknown, spent or expired
+// code, another client, another browser or a wrong verifier (the last two
+// spend the code) is ErrInvalidOIDCCode.
+func (f *Federation) Exchange(ctx context.Context, raw, verifier, binding string, o Origin) (*Issued, error) {
 	if !hex64.MatchString(raw) {
 		return nil, ErrInvalidOIDCCode
 	}
@@ -33,8 +36,9 @@ func (f *Federation) Exchange(ctx context.Context, raw, verifier string, o Origi
 	if flow.Client != string(o.Client) || flow.ResultUsedAt != nil || !flow.ResultExpiresAt.After(now) {
 		return nil, ErrInvalidOIDCCode
 	}
-	if flow.CodeChallenge != nil && !sameHash(*flow.CodeChallenge, s256(verifier)) {
-		// One guess per code: a wrong verifier spends it.
+	if (flow.BindingHash != nil && !sameHash(*flow.BindingHash, sha256Hex(binding))) ||
+		(flow.CodeChallenge != nil && !sameHash(*flow.CodeChallenge, s256(verifier))) {
+		// One guess per code: another browser or a wrong verifier spends it.
 		if _, err := f.Flows.Spend(ctx, f.Users.DB, flow.ID, now); err != nil {
 			return nil, err
 		}

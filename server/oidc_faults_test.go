@@ -44,6 +44,30 @@ func TestOIDCStateChecks(t *testing.T) {
 	}
 }
 
+// TestOIDCCodeStaysInItsBrowser: a result code exchanged by another
+// browser than the one that ran the flow (an attacker's code slipped into
+// a victim's page, to sign the victim into the attacker's account) is
+// refused and spent: no session for the victim, and none for anyone
+// after.
+func TestOIDCCodeStaysInItsBrowser(t *testing.T) {
+	t.Parallel()
+	w := newOIDCWorld(t, nil)
+	attacker := w.s.client()
+	code := w.signIn(attacker, "idp", w.person(map[string]any{"email": uniqueEmail()})).Get("oidc")
+	if code == "" {
+		t.Fatal("no result code")
+	}
+	victim := w.s.client()
+	r := w.exchange(victim, code, nil).want(t, 400, "USER_BAD_REQUEST_INVALID_OIDC_CODE")
+	if len(r.Cookies) != 0 || r.str("token") != "" {
+		t.Errorf("another browser's exchange: cookies %v, token %q", r.Cookies, r.str("token"))
+	}
+	w.exchange(attacker, code, nil).want(t, 400, "USER_BAD_REQUEST_INVALID_OIDC_CODE") // spent
+	if n := w.count(`SELECT count(*) FROM user_sessions`); n != 0 {
+		t.Errorf("sessions: %d, want none", n)
+	}
+}
+
 // TestOIDCOpenRedirect: a flow returns only to an allowed origin, checked
 // at start and again at callback.
 func TestOIDCOpenRedirect(t *testing.T) {

@@ -229,7 +229,8 @@ func (a *OIDCExchange) Spec() action.Spec {
 // Run logs in, or answers MFA_REQUIRED (the code is spent either way).
 func (a *OIDCExchange) Run(ctx context.Context, req *action.Request, in *OIDCExchangeArgs) (*SessionResult, error) {
 	o := OriginWithDevice(accounts.Users, a.Cookies, req, in.DeviceToken)
-	iss, err := a.Federation.Exchange(ctx, in.Code, in.CodeVerifier, o)
+	binding, _ := a.Cookies.ReadFlow(req)
+	iss, err := a.Federation.Exchange(ctx, in.Code, in.CodeVerifier, binding, o)
 	if err != nil {
 		return nil, federationError(err)
 	}
