@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -53,8 +54,15 @@ func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB, now func() time.Time)
 
 // openKeys prepares and loads the signing keys at start (see
 // signingkeys.Ring.Open) and reloads them every SIGNING_KEY_RELOAD until
-// the process ends.
-func (a *app) openKeys(ctx context.Context) error {
+// the process ends. A process on HS256 that serves no API (a worker or a
+// clock) issues and verifies no token, and leaves the keys alone: started
+// on the default HS256 beside EdDSA API instances, its Open would retire
+// their key, a switch back to HS256 that only the API's setting decides.
+func (a *app) openKeys(ctx context.Context, roles []string) error {
+	if a.cfg.AccessTokenAlg == auth.HS256 && !slices.Contains(roles, roleAPI) {
+		a.log.Info("access tokens: none issued or verified by this process; the signing keys are left as they are", "alg", a.cfg.AccessTokenAlg)
+		return nil
+	}
 	if err := a.keys.Open(ctx); err != nil {
 		return fmt.Errorf("signing keys: %w", err)
 	}

@@ -167,6 +167,34 @@ func TestSwitchFromHS256ToEdDSA(t *testing.T) {
 	(&registered{c: after.client(), token: u.token}).read(t).want(t, 401, "UNAUTHORIZED")
 }
 
+// A worker and a clock left on the default HS256 beside an EdDSA API
+// leave the keys alone: the API's key stays current, and its tokens and
+// logins keep working.
+func TestHS256WorkerLeavesTheKeys(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, "ACCESS_TOKEN_ALG=EdDSA")
+	ed := startServer(t, env, "api")
+	u := register(t, ed.client(), "web")
+	hsEnv := maps.Clone(env)
+	delete(hsEnv, "ACCESS_TOKEN_ALG")
+	hsEnv["LOG_LEVEL"] = "info"
+	for _, role := range []string{"worker", "clock"} {
+		p := startProcess(t, hsEnv, role)
+		poll.Until(t, 60*time.Second, "the "+role+" past its signing keys", func() bool {
+			return strings.Contains(p.logs.String(), `"msg":"access tokens`)
+		})
+	}
+	var current int
+	if err := ed.db().GetContext(t.Context(), &current, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`); err != nil || current != 1 {
+		t.Fatalf("%d current keys (%v), want the API's one", current, err)
+	}
+	u.read(t).want(t, 200, "")
+	r := ed.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
+	if alg, kid := tokenKid(r.str("token")); alg != "EdDSA" || kid == "" {
+		t.Fatalf("a login after the HS256 worker started: alg %s kid %q", alg, kid)
+	}
+}
+
 // A restart with another DATA_ENCRYPTION_KEY is a start-up error naming
 // it, and makes no key.
 func TestStartWithAnotherDataKey(t *testing.T) {

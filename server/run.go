@@ -98,7 +98,7 @@ func run(ctx context.Context, env *environment) int {
 		log.Error("start-up failed", "error", err)
 		return 1
 	}
-	if err := a.openKeys(ctx); err != nil {
+	if err := a.openKeys(ctx, roles); err != nil {
 		log.Error("start-up failed", "error", err)
 		return 1
 	}
