@@ -118,11 +118,7 @@ func (s FactorStore) TOTP(ctx context.Context, db DB, ownerType string, owner uu
 // SomeTOTP returns at most n TOTP rows of any owner (none when there is
 // none): the start-up check that the data key opens the stored secrets.
 func (s FactorStore) SomeTOTP(ctx context.Context, db DB, n int) ([]TOTP, error) {
-	var list []TOTP
-	if err := s.q.sel(ctx, db, &list, factorQueries.anyTOTP, n); err != nil {
-		return nil, storeErr("some totp", err)
-	}
-	return list, nil
+	return selectRows[TOTP](ctx, s.q, db, "some totp", factorQueries.anyTOTP, n)
 }
 
 // PutPendingTOTP stores t (ID, owner, secret and CreatedAt set by the

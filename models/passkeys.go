@@ -103,14 +103,7 @@ func (s PasskeyStore) Insert(ctx context.Context, db DB, p *Passkey) error {
 
 // List returns the owner's passkeys, newest first.
 func (s PasskeyStore) List(ctx context.Context, db DB, ownerType string, owner uuid.UUID) ([]Passkey, error) {
-	list := []Passkey{}
-	if err := s.q.sel(ctx, db, &list, passkeyQueries.list, ownerType, owner); err != nil {
-		return nil, storeErr("list passkeys", err)
-	}
-	for i := range list {
-		list[i].normalize()
-	}
-	return list, nil
+	return selectRows[Passkey](ctx, s.q, db, "list passkeys", passkeyQueries.list, ownerType, owner)
 }
 
 // ByCredentialID returns the passkey of owner type ownerType whose

@@ -54,14 +54,7 @@ type SigningKeyStore struct{}
 // Published returns the keys not retired by since (retired_at after since,
 // or none), oldest activation first.
 func (SigningKeyStore) Published(ctx context.Context, db DB, since time.Time) ([]SigningKey, error) {
-	var keys []SigningKey
-	if err := db.SelectContext(ctx, &keys, signingKeyQueries.published, since); err != nil {
-		return nil, storeErr("published signing keys", err)
-	}
-	for i := range keys {
-		keys[i].normalize()
-	}
-	return keys, nil
+	return selectRows[SigningKey](ctx, querier{}, db, "published signing keys", signingKeyQueries.published, since)
 }
 
 // InsertFirst stores k as the current key unless there is one already,

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"maps"
 	"strings"
 )
 
@@ -101,7 +102,7 @@ func Attacks(good, kid string, pub ed25519.PublicKey) map[string]string {
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 	_, mine, _ := ed25519.GenerateKey(rand.Reader)
 	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tampered := clone(payload) // a later expiry under the original signature
+	tampered := maps.Clone(payload) // a later expiry under the original signature
 	tampered["exp"] = toInt(payload["exp"]) + 3600
 	parts := strings.Split(good, ".")
 	return map[string]string{
@@ -120,14 +121,6 @@ func Attacks(good, kid string, pub ed25519.PublicKey) map[string]string {
 		"tampered payload":               parts[0] + "." + Segment(tampered) + "." + parts[2],
 		"truncated signature":            good[:len(good)-4],
 	}
-}
-
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func toInt(v any) int64 {
