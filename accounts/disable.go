@@ -14,9 +14,18 @@ import (
 // DisableTOTP turns the owner's TOTP off, proven by a code: a TOTP code
 // (six digits) or one of its recovery codes, which is spent. The recovery
 // codes go too when no other second factor (a passkey) remains. A
-// wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was;
-// ErrMFANotEnabled means there is no confirmed TOTP.
+// wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was,
+// and counts in the per-account slow-down (a *SlowedDownError before
+// anything is checked) with an mfa_challenge_failed event, as in Verify
+// and Reauthenticate; ErrMFANotEnabled means there is no confirmed TOTP.
 func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
+	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.slowed(ctx, acc, o); err != nil {
+		return nil, err
+	}
 	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt == nil) {
 		return nil, ErrMFANotEnabled
@@ -29,26 +38,25 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 		method = FactorTOTP
 	}
 	p, err := s.check(ctx, owner, SecondFactor{Method: method, Code: code}, models.Binding{})
+	var changed *models.Account
+	if err == nil {
+		err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+			var err error
+			changed, err = s.disableTOTP(ctx, tx, owner, p, o)
+			return err
+		})
+	}
 	if wrongFactor(err) {
+		if ferr := s.factorFailed(ctx, s.DB, acc, method, o, map[string]any{"context": "disable"}); ferr != nil {
+			return nil, ferr
+		}
 		return nil, ErrInvalidTOTPCode
 	}
 	if err != nil {
 		return nil, err
 	}
-	var acc *models.Account
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		var err error
-		acc, err = s.disableTOTP(ctx, tx, owner, p, o)
-		return err
-	})
-	if wrongFactor(err) {
-		return nil, ErrInvalidTOTPCode
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.notice(ctx, acc, mail.MFADisabled)
-	return acc, nil
+	s.notice(ctx, changed, mail.MFADisabled)
+	return changed, nil
 }
 
 // disableTOTP is the transaction of DisableTOTP.

@@ -45,6 +45,29 @@ func TestSecondFactorSlowDown(t *testing.T) {
 	}).want(t, 201, "")
 }
 
+// TestDisableTOTPSlowDown: wrong codes given to turn TOTP off count in
+// the per-account slow-down and are recorded, as at the second step; a
+// slowed attempt is not evaluated, and TOTP stays on.
+func TestDisableTOTPSlowDown(t *testing.T) {
+	t.Parallel()
+	s, clock, m := mfaServer(t, "TRUST_PROXY=true")
+	guesser := xff("203.0.113.73")
+	disable := func(code string) *apiResponse {
+		return m.c.call(http.MethodPost, "/v1/users/mfa/totp/disable", map[string]any{"code": code}, append(m.auth(), guesser...)...)
+	}
+	for range 5 {
+		disable("000000").want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE")
+	}
+	if n := eventsOf(t, s.db(), m.id, "mfa_challenge_failed"); n != 5 {
+		t.Errorf("%d mfa_challenge_failed events, want 5", n)
+	}
+	clock.Advance(30 * time.Second)
+	disable(totpAt(t, m.secret, clock.Now())).want(t, 429, "TOO_MANY_REQUESTS")
+	if on := m.read(t).want(t, 200, "").obj("user")["mfaEnabled"]; on != true {
+		t.Errorf("mfaEnabled %v after a slowed disable, want true", on)
+	}
+}
+
 // TestMFARateClass: the second step and re-authentication share the
 // credential class mfa, apart from the password class of logins.
 func TestMFARateClass(t *testing.T) {

@@ -149,7 +149,8 @@ type TOTPDisable struct {
 // Spec declares V1TOTPDisable.
 func (a *TOTPDisable) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes.SecondFactor
-	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode)
+	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode,
+		errorcodes.TooManyRequests)
 	s.Reauth = action.ReauthRecent
 	return s
 }
