@@ -23,10 +23,11 @@ var appOriginRe = regexp.MustCompile(`^android:apk-key-hash:[A-Za-z0-9_-]{16,128
 
 // webauthnConfig reads the relying party of passkeys. WEBAUTHN_RP_ID
 // defaults to the host of PUBLIC_URL and WEBAUTHN_ORIGINS to its origin.
-// A relying party id must be a domain: one given that is not is a
-// configuration error, while one taken from a PUBLIC_URL whose host is an
-// address leaves passkeys off (their ceremonies answer 503), so that such
-// a deployment still starts.
+// A relying party id must be a domain, and an origin https (http only on
+// localhost) under it: settings given that break this are a configuration
+// error, while defaults taken from a PUBLIC_URL that breaks it (its host
+// an address, plain http elsewhere than localhost) leave passkeys off
+// (their ceremonies answer 503), so that such a deployment still starts.
 func (p *envParser) webauthnConfig(c *config) {
 	name := p.str("WEBAUTHN_RP_NAME", "actionkit")
 	if len(name) > 64 {
@@ -37,13 +38,25 @@ func (p *envParser) webauthnConfig(c *config) {
 		return
 	}
 	settings := &accounts.WebAuthnSettings{RPID: rpID, RPName: name}
-	c.WebAuthn = settings
 	list, set := p.raw("WEBAUTHN_ORIGINS")
 	if !set {
-		settings.Origins = []string{c.publicOrigin()} // where the service is, whatever a browser thinks of it
-		return
+		// Where the service is; checked as a listed origin would be, since
+		// no browser would run a ceremony from an origin that fails.
+		origin, why := webOrigin(c.publicOrigin(), rpID)
+		if why != "" {
+			why = fmt.Sprintf("WEBAUTHN_ORIGINS is not set, and PUBLIC_URL's origin %s cannot use passkeys: %s", c.publicOrigin(), why)
+			if _, explicit := p.raw("WEBAUTHN_RP_ID"); explicit {
+				p.fail("WEBAUTHN_ORIGINS", why)
+			} else {
+				c.webauthnOff = why
+			}
+			return
+		}
+		settings.Origins = []string{origin}
+	} else {
+		p.webauthnOrigins(settings, list)
 	}
-	p.webauthnOrigins(settings, list)
+	c.WebAuthn = settings
 }
 
 // rpID reads WEBAUTHN_RP_ID, or takes the host of PUBLIC_URL; false when

@@ -11,8 +11,9 @@ import (
 // WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS say otherwise (make run's
 // defaults give localhost and http://localhost:8000); a relying party id
 // that is not a domain, or an origin a browser would not use passkeys of
-// that domain from, is refused at start; an address as the host of
-// PUBLIC_URL leaves passkeys off.
+// that domain from, is refused at start; defaults from a PUBLIC_URL that
+// breaks those rules (an address as its host, plain http) leave passkeys
+// off.
 func TestWebAuthnConfig(t *testing.T) {
 	c, err := loadEnv(nil)
 	if err != nil || c.WebAuthn == nil || c.WebAuthn.RPID != "localhost" || c.WebAuthn.RPName != "actionkit" ||
@@ -28,6 +29,16 @@ func TestWebAuthnConfig(t *testing.T) {
 	if err != nil || c.WebAuthn.RPID != "example.com" || c.WebAuthn.RPName != "Example" ||
 		!slices.Equal(c.WebAuthn.Origins, []string{"https://example.com", "https://app.example.com:8443"}) || len(c.WebAuthn.AppOrigins) != 1 {
 		t.Errorf("explicit: %+v, %v", c.WebAuthn, err)
+	}
+	// Defaults a browser would refuse: passkeys off when taken from
+	// PUBLIC_URL, a start-up error under an explicit WEBAUTHN_RP_ID.
+	if c, err = loadEnv(map[string]string{"PUBLIC_URL": "http://api.example.com"}); err != nil || c.WebAuthn != nil ||
+		!strings.Contains(c.webauthnOff, "want https") {
+		t.Errorf("plain http PUBLIC_URL: %+v, %v (%q); want passkeys off", c.WebAuthn, err, c.webauthnOff)
+	}
+	if _, err = loadEnv(map[string]string{"PUBLIC_URL": "https://api.example.org", "WEBAUTHN_RP_ID": "example.com"}); err == nil ||
+		!strings.Contains(err.Error(), "WEBAUTHN_ORIGINS") {
+		t.Errorf("an explicit WEBAUTHN_RP_ID that PUBLIC_URL is not under: %v, want a WEBAUTHN_ORIGINS error", err)
 	}
 	for _, host := range []string{"http://127.0.0.1:8000", "http://[::1]:8000"} {
 		c, err = loadEnv(map[string]string{"PUBLIC_URL": host})
