@@ -58,8 +58,8 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if class := l.classes[path]; class != "" && l.authMax > 0 {
-			if d := l.auth.Allow(r.Context(), "auth:"+string(class)+":"+client, l.authMax, l.authWindow); !d.Allowed {
+		if class := l.classes[path]; class != "" {
+			if d, ok := l.spend(r.Context(), class, client); !ok {
 				l.refuse(w, r, d)
 				return
 			}
@@ -74,20 +74,31 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 // session), and reports how long the client must wait when it was spent.
 func (l *rateLimits) clientBudget(class action.RateClass) func(context.Context, *action.Request) time.Duration {
 	return func(ctx context.Context, req *action.Request) time.Duration {
-		if l.authMax <= 0 {
-			return 0
-		}
-		client := ratelimit.ClientKey(req.IP, l.ipv6Prefix)
-		if d := l.auth.Allow(ctx, "auth:"+string(class)+":"+client, l.authMax, l.authWindow); !d.Allowed {
-			return max(d.RetryAfter, time.Second)
+		if d, ok := l.spend(ctx, class, ratelimit.ClientKey(req.IP, l.ipv6Prefix)); !ok {
+			return refusalWait(d)
 		}
 		return 0
 	}
 }
 
+// spend counts one request of client in the credential class, and
+// reports whether it is within the class's budget (always, with
+// AUTH_RATE_LIMIT_MAX=0).
+func (l *rateLimits) spend(ctx context.Context, class action.RateClass, client string) (ratelimit.Decision, bool) {
+	if l.authMax <= 0 {
+		return ratelimit.Decision{}, true
+	}
+	d := l.auth.Allow(ctx, "auth:"+string(class)+":"+client, l.authMax, l.authWindow)
+	return d, d.Allowed
+}
+
+// refusalWait is how long a refused client is told to wait: at least a
+// second, the unit of Retry-After.
+func refusalWait(d ratelimit.Decision) time.Duration { return max(d.RetryAfter, time.Second) }
+
 func (l *rateLimits) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {
 	e := errorcodes.TooManyRequests.New()
-	e.RetryAfter = max(d.RetryAfter, time.Second)
+	e.RetryAfter = refusalWait(d)
 	l.fw.WriteError(w, r, e)
 }
 
