@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/actionkit/actionkit/internal/syncbuf"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/internal/testenv"
 )
 
@@ -129,17 +129,10 @@ func newLimiter(tb testing.TB, cfg Config) *Limiter {
 	return l
 }
 
-// fakeClock is a settable clock safe for concurrent use.
-type fakeClock struct{ ns atomic.Int64 }
-
-func newFakeClock() *fakeClock {
-	c := &fakeClock{}
-	c.ns.Store(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
+// newFakeClock is a settable clock at a fixed start.
+func newFakeClock() *testclock.Clock {
+	return testclock.At(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 }
-
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // logBuffer captures slog text output.
 type logBuffer struct{ syncbuf.Buffer }

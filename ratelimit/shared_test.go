@@ -10,6 +10,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/actionkit/actionkit/internal/poll"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
 // newShared returns a Shared without a background loop (the test syncs),
@@ -24,7 +25,7 @@ func newShared(tb testing.TB, cfg SharedConfig) *Shared {
 
 // twoShared returns two instances on one Redis namespace with one clock,
 // as two servers of a deployment, and that namespace's key prefix.
-func twoShared(t *testing.T) (a, b *Shared, clock *fakeClock, prefix string) {
+func twoShared(t *testing.T) (a, b *Shared, clock *testclock.Clock, prefix string) {
 	t.Helper()
 	clock, prefix = newFakeClock(), keyPrefix(t)
 	pool := redisPool(t)

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/dependency"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
-func newSlowDown(t *testing.T, clock *fakeClock) *SlowDown {
+func newSlowDown(t *testing.T, clock *testclock.Clock) *SlowDown {
 	t.Helper()
 	return NewSlowDown(SlowDownConfig{Pool: redisPool(t), Prefix: keyPrefix(t), Now: clock.Now, Timeout: slack})
 }
