@@ -50,8 +50,5 @@ func (a *Read) Run(ctx context.Context, req *action.Request, in *ReadArgs) (*Acc
 			return nil, AccountError(a.Accounts.OwnerKind(), err)
 		}
 	}
-	if a.Accounts.OwnerKind().Type == accounts.Admins.Type {
-		return &AccountResult{Admin: ViewAccount(acc)}, nil
-	}
-	return &AccountResult{User: ViewAccount(acc)}, nil
+	return accountResult(a.Accounts.OwnerKind(), acc), nil
 }
