@@ -2,6 +2,7 @@ package accounts_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -226,6 +227,38 @@ func TestPurge(t *testing.T) {
 	n, err = users.PurgeExpired(t.Context())
 	if err != nil || n != 1 || len(users.SessionsOf(t, old.ID)) != 0 || len(users.SessionsOf(t, recent.ID)) != 1 {
 		t.Errorf("PurgeExpired = %d, %v; want the old session alone deleted", n, err)
+	}
+}
+
+// TestPurgeChallenges: login and WebAuthn challenges that expired more
+// than an hour ago are deleted, of every owner type; later ones are kept.
+func TestPurgeChallenges(t *testing.T) {
+	env := newEnv(t)
+	acc := env.Users.NewAccount(t)
+	insert := func(expires time.Time) {
+		t.Helper()
+		id := uuid.New()
+		c := &models.Challenge{ID: id, OwnerType: "user", OwnerID: acc.ID, TokenHash: fmt.Sprintf("%064x", id[:]),
+			FirstFactor: models.MethodPassword, Client: "web", ResponseVersion: 1, ExpiresAt: expires, CreatedAt: expires.Add(-time.Minute)}
+		if err := (models.ChallengeStore{}).Insert(t.Context(), env.DB, c); err != nil {
+			t.Fatal(err)
+		}
+		w := &models.Ceremony{ID: uuid.New(), OwnerType: "admin", Binding: models.Binding{Purpose: models.CeremonyLogin},
+			SessionData: []byte("{}"), ExpiresAt: expires, CreatedAt: expires.Add(-time.Minute)}
+		if err := (models.CeremonyStore{}).Insert(t.Context(), env.DB, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := env.Clock.Now()
+	insert(now.Add(-61 * time.Minute))
+	insert(now.Add(-59 * time.Minute))
+	n, err := env.Users.PurgeChallenges(t.Context())
+	var left int
+	if qerr := env.DB.GetContext(t.Context(), &left, `SELECT (SELECT count(*) FROM login_challenges) + (SELECT count(*) FROM webauthn_challenges)`); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if err != nil || n != 2 || left != 2 {
+		t.Errorf("PurgeChallenges = %d, %v, %d left; want the two that expired over an hour ago deleted", n, err, left)
 	}
 }
 
