@@ -109,6 +109,7 @@ type Server struct {
 
 	ctx          context.Context // ends at Close
 	cancel       context.CancelFunc
+	sweeps       sync.WaitGroup // the sweep loop, waited for at Close
 	closeOnce    sync.Once
 	lastRedisLog atomic.Int64 // unix nanoseconds of the last logged adapter error
 	redisErrors  atomic.Int64 // adapter errors seen, for tests
@@ -169,7 +170,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.handler = guard(s.io.ServeHandler(nil))
 	if cfg.LiveSessions != nil && cfg.SessionSweep >= 0 {
 		s.liveSessions = cfg.LiveSessions
-		go s.sweepLoop(cmp.Or(cfg.SessionSweep, DefaultSessionSweep))
+		s.sweeps.Go(func() { s.sweepLoop(cmp.Or(cfg.SessionSweep, DefaultSessionSweep)) })
 	}
 	return s, nil
 }
@@ -235,6 +236,7 @@ func (s *Server) Close() {
 		// instead of waiting on a hung Redis; closing its client ends the
 		// subscription loops, blocked reading until their connections close.
 		s.cancel()
+		s.sweeps.Wait() // a sweep under way stops at the cancel: none outlives Close
 		if s.sub != nil {
 			_ = s.sub.Close()
 		}
