@@ -106,7 +106,7 @@ func (f *fixture) liveSessions(_ context.Context, ids []uuid.UUID) (map[uuid.UUI
 	for _, sid := range ids {
 		if exp, ok := f.sessions[sid]; ok && time.Now().Before(exp) {
 			u := f.owners[sid]
-			live[sid] = LiveSession{User: u, TokenVersion: f.versions[u], ExpiresAt: exp}
+			live[sid] = LiveSession{User: u, TokenVersion: f.versions[u]}
 		}
 	}
 	return live, nil

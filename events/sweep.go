@@ -21,8 +21,6 @@ type LiveSession struct {
 	User uuid.UUID
 	// TokenVersion is the owner's token version.
 	TokenVersion int64
-	// ExpiresAt is when the session expires unless it is refreshed.
-	ExpiresAt time.Time
 }
 
 // boundSocket is a connected socket and the session it is bound to.

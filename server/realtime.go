@@ -68,7 +68,7 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 			}
 			live := make(map[uuid.UUID]events.LiveSession, len(rows))
 			for _, r := range rows {
-				live[r.ChainID] = events.LiveSession{User: r.OwnerID, TokenVersion: r.TokenVersion, ExpiresAt: r.ExpiresAt}
+				live[r.ChainID] = events.LiveSession{User: r.OwnerID, TokenVersion: r.TokenVersion}
 			}
 			return live, nil
 		},
