@@ -19,7 +19,8 @@ import (
 )
 
 // recoveryBound is how long after a worker's crash its in-progress jobs must
-// be done by the surviving workers (issue 10, item 4).
+// be done by the surviving workers: docs/jobs.md puts them back on their
+// queue within about half a minute, and running them takes the rest.
 const recoveryBound = 60 * time.Second
 
 // TestKilledWorkersJobsRunOnSurvivor kills a worker process while it runs

@@ -10,10 +10,10 @@ import (
 // targetLevel is the concurrency the read targets are set at.
 const targetLevel = 64
 
-// readTargets are the rows of the read targets: throughput and p99 at 64
-// (issue 6), against the primary-key baseline with the limiter on, the
-// limiter's cost, and agreement with wrk (issue 13), and against the
-// baseline that checks the session too (issue 12).
+// readTargets are the rows of the read targets: throughput and p99 at 64,
+// against the primary-key baseline with the limiter on, the limiter's
+// cost, agreement with wrk, and against the baseline that checks the
+// session too (BENCHMARKS.md, "The targets and why").
 func (rp *report) readTargets() [][]string {
 	var rows [][]string
 	add := func(goal, got string, ok bool) { rows = append(rows, []string{goal, got, yesNo(ok)}) }

@@ -31,7 +31,8 @@ func yesNo(ok bool) string {
 	return "**no**"
 }
 
-// targetsSection compares the runs with the goals of issues 6 and 13.
+// targetsSection compares the runs with their targets (BENCHMARKS.md,
+// "The targets and why", gives the reason for each).
 func (rp *report) targetsSection() string {
 	var rows [][]string
 	add := func(goal, got string, ok bool) { rows = append(rows, []string{goal, got, yesNo(ok)}) }
