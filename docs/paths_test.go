@@ -90,3 +90,29 @@ func isGenerated(p string) bool {
 	}
 	return false
 }
+
+// TestREADMETablesAreShort keeps the README a front door: no table of more
+// than 15 rows (the long ones live in docs/configuration.md and docs/api.md).
+func TestREADMETablesAreShort(t *testing.T) {
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, tables := 0, 0
+	for _, line := range append(strings.Split(string(text), "\n"), "") {
+		if strings.HasPrefix(line, "|") {
+			rows++
+			continue
+		}
+		if rows > 0 {
+			tables++
+			if body := rows - 2; body > 15 { // less the header and its rule
+				t.Errorf("a README table has %d rows; move it to docs/ and keep at most 15", body)
+			}
+		}
+		rows = 0
+	}
+	if tables == 0 {
+		t.Fatal("found no table in README.md")
+	}
+}

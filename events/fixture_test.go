@@ -12,7 +12,7 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
-	"github.com/actionkit/actionkit/internal/redislog"
+	"github.com/actionkit/actionkit/events/redislog"
 	"github.com/actionkit/actionkit/internal/redistest"
 	"github.com/actionkit/actionkit/internal/sockettest"
 	"github.com/google/uuid"

@@ -12,8 +12,8 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/events"
+	"github.com/actionkit/actionkit/events/redislog"
 	"github.com/actionkit/actionkit/framework"
-	"github.com/actionkit/actionkit/internal/redislog"
 )
 
 // go-redis logs through the process's JSON log (see run), not plain text

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actionkit/actionkit/internal/redislog"
+	"github.com/actionkit/actionkit/events/redislog"
 )
 
 // environment is what the program receives from its process, so that tests
