@@ -67,10 +67,11 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if class := l.classes[path]; class == action.RatePassword && l.authMax > 0 {
-			l.passwordAttempt(w, r, next, client)
+		switch class := l.classes[path]; {
+		case class == action.RatePassword && l.authMax > 0:
+			l.passwordAttempt(w, r, next, client) // spent by its outcome
 			return
-		} else if class != "" {
+		case class != "":
 			if d, ok := l.spend(r.Context(), class, client); !ok {
 				l.refuse(w, r, d)
 				return
