@@ -58,6 +58,9 @@
 // in-process map keys) unbounded, nor pose as another key's digest.
 // The window length is part of the key, so two limits that share a key but
 // not a window (a global and a per-route limit, say) never mix their counts.
+// [Limiter.Peek] reads a key's window without counting a hit, for a budget
+// that is checked before a request and spent only by some outcomes of it
+// (failed password attempts).
 //
 // # Degraded mode
 //

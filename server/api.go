@@ -78,7 +78,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	pr.register()
 	mountOpenAPI(fw, a)
 	a.mountJWKS(fw)
-	a.mountWebClient(fw)
+	limits.static = a.mountWebClient(fw)
 	if cfg.MetricsAddr == "" {
 		fw.Handle(http.MethodGet, "/metrics", a.metricsHandler())
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/actionkit/actionkit/internal/browsertest"
 	"github.com/actionkit/actionkit/internal/smtptest"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
 // pageLogoutLimit bounds how long a page whose session another browser
@@ -131,15 +132,27 @@ func TestBrowserWhereYoureLoggedIn(t *testing.T) {
 	}
 }
 
+// TestBrowserAdminConsole: the admin console finds a user and changes it,
+// each change that ends the user's sessions logs the user's page out, and
+// a sensitive change in an admin session older than REAUTH_MAX_AGE asks
+// for the admin's password before it goes ahead.
 func TestBrowserAdminConsole(t *testing.T) {
-	env := testEnv(t)
-	s := startServer(t, env, "api")
+	const maxAge = 2 * time.Minute
+	clock := &testclock.Offset{}
+	env := testEnv(t, "REAUTH_MAX_AGE="+maxAge.String())
+	s := startServerClock(t, env, clock.Now, "api")
 	adminID := createAdmin(t, env, "console@example.com")
-	res := runBrowser(t, s, "admin", browsertest.Options{Checkpoint: func(browsertest.Message) any {
+	res := runBrowser(t, s, "admin", browsertest.Options{Checkpoint: func(m browsertest.Message) any {
+		if m.Name == "age" {
+			clock.Advance(maxAge + time.Second)
+		}
 		return map[string]any{"adminEmail": "console@example.com", "adminPassword": strongPassword}
 	}})["admin"]
 	if res.Str("found") != "1" || res.Str("sessions") != "1" || res.Str("status") != "active" || res.Str("userState") != "in" {
 		t.Errorf("the console: %v", res.Data)
+	}
+	if r := obj(res.Data, "reauth"); r["methods"] != "password" || r["refused"] == "" || r["closed"] != true {
+		t.Errorf("the console's re-authentication prompt: %v", r)
 	}
 	first, _ := res.Data["firstEvents"].([]any)
 	last, _ := res.Data["lastEvents"].([]any)

@@ -83,15 +83,19 @@ func TestBrowserAssetsServed(t *testing.T) {
 		r := c.call(http.MethodGet, a.Path, nil)
 		h := r.Header
 		if r.Status != 200 || h.Get("Content-Type") != a.ContentType || h.Get("ETag") != a.ETag ||
-			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "no-cache" ||
+			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != a.CacheControl ||
 			h.Get("Content-Security-Policy") != webclient.ContentSecurityPolicy || h.Get("X-Request-ID") == "" {
 			t.Errorf("GET %s: %d %v", a.Path, r.Status, h)
 		}
 		if !bytes.Equal([]byte(r.Raw), a.Body()) {
 			t.Errorf("GET %s: the body differs from the embedded file", a.Path)
 		}
-		if r := c.call(http.MethodGet, a.Path, nil, "If-None-Match", a.ETag); r.Status != 304 || r.Raw != "" {
-			t.Errorf("GET %s with its ETag: %d %q, want 304", a.Path, r.Status, r.Raw)
+		if want := map[bool]string{true: webclient.PageCache, false: webclient.AssetCache}[strings.HasPrefix(a.ContentType, "text/html")]; a.CacheControl != want {
+			t.Errorf("%s: Cache-Control %q, want %q", a.Path, a.CacheControl, want)
+		}
+		if r := c.call(http.MethodGet, a.Path, nil, "If-None-Match", a.ETag); r.Status != 304 || r.Raw != "" ||
+			r.Header.Get("ETag") != a.ETag || r.Header.Get("Cache-Control") != a.CacheControl {
+			t.Errorf("GET %s with its ETag: %d %q %v, want 304 with the validator and the lifetime", a.Path, r.Status, r.Raw, r.Header)
 		}
 		if r := c.call(http.MethodHead, a.Path, nil); r.Status != 200 || r.Raw != "" || r.Header.Get("ETag") != a.ETag {
 			t.Errorf("HEAD %s: %d %q", a.Path, r.Status, r.Raw)
@@ -103,12 +107,12 @@ func TestBrowserAssetsServed(t *testing.T) {
 	for path, module := range map[string]string{"/demo": "/demo/demo.js", "/admin": "/admin/admin.js"} {
 		page := c.call(http.MethodGet, path, nil).Raw
 		scripts := regexp.MustCompile(`<script\b([^>]*)>([^<]*)</script>`).FindAllStringSubmatch(page, -1)
-		if len(scripts) != 1 || strings.Count(page, "<script") != 1 {
-			t.Errorf("%s has %d scripts, want its one module", path, len(scripts))
+		if len(scripts) != 2 || strings.Count(page, "<script") != 2 {
+			t.Fatalf("%s has %d scripts, want its module and the loader", path, len(scripts))
 		}
-		for _, m := range scripts {
-			if !strings.Contains(m[1], `src="`+module+`"`) || strings.TrimSpace(m[2]) != "" {
-				t.Errorf("%s has an inline script: %s", path, m[0])
+		for i, src := range []string{`type="module" src="` + module + `"`, `src="/demo/load.js"`} {
+			if m := scripts[i]; strings.TrimSpace(m[1]) != src || strings.TrimSpace(m[2]) != "" {
+				t.Errorf("%s: script %d is %s, want <script %s>", path, i, m[0], src)
 			}
 		}
 		if regexp.MustCompile(`<style|\sstyle=|\son[a-z]+=`).MatchString(page) {

@@ -28,7 +28,16 @@ type rateLimits struct {
 	// classes maps the path of each action declaring a RateClass to it;
 	// it is filled from the registered specs before serving.
 	classes map[string]action.RateClass
+	// static holds the paths of the embedded pages, scripts and styles,
+	// which the global limit does not count: one page load fetches a
+	// few dozen of them, and they are answered from memory.
+	static map[string]bool
 }
+
+// passwordAttemptsFactor bounds every attempt of the password class of a
+// client (successes included) at this many times AUTH_RATE_LIMIT_MAX in
+// the window, while the class's budget counts failures only.
+const passwordAttemptsFactor = 10
 
 // learnClasses records the rate class of every action registered on fw.
 func (l *rateLimits) learnClasses(fw *framework.Framework) {
@@ -47,7 +56,7 @@ var exemptPaths = map[string]bool{"/health": true, "/ready": true, "/metrics": t
 func (l *rateLimits) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
-		if exemptPaths[path] || isSocketFollowUp(r) {
+		if exemptPaths[path] || l.static[path] || isSocketFollowUp(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -58,7 +67,11 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if class := l.classes[path]; class != "" {
+		switch class := l.classes[path]; {
+		case class == action.RatePassword && l.authMax > 0:
+			l.passwordAttempt(w, r, next, client) // spent by its outcome
+			return
+		case class != "":
 			if d, ok := l.spend(r.Context(), class, client); !ok {
 				l.refuse(w, r, d)
 				return

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/actionkit/actionkit/webclient"
 )
 
 func TestGlobalRateLimit(t *testing.T) {
@@ -43,5 +45,33 @@ func TestRateLimitWithoutRedis(t *testing.T) {
 	r := c.call(http.MethodGet, "/ready", nil).want(t, 503, "")
 	if r.obj("checks")["redis"] != "down" {
 		t.Errorf("ready = %s", r.Raw)
+	}
+}
+
+// TestStaticFilesNotCounted: twenty loads of every page, script and
+// stylesheet from one address leave its global budget untouched: the
+// RATE_LIMIT_MAX action requests that follow all pass, and only the next
+// is refused.
+func TestStaticFilesNotCounted(t *testing.T) {
+	t.Parallel()
+	const limit = 3
+	s := startServer(t, testEnv(t, "RATE_LIMIT_MAX="+strconv.Itoa(limit), "RATE_LIMIT_WINDOW=1h"), "api")
+	c := s.client()
+	assets := append(append(webclient.Library(), webclient.Demo()...), webclient.Admin()...)
+	for range 20 {
+		for _, a := range assets {
+			if r := c.call(http.MethodGet, a.Path, nil); r.Status != 200 {
+				t.Fatalf("GET %s: %d", a.Path, r.Status)
+			}
+		}
+	}
+	for range limit {
+		c.call(http.MethodGet, "/v1/users/read", nil).want(t, 401, "UNAUTHORIZED")
+	}
+	c.call(http.MethodGet, "/v1/users/read", nil).want(t, 429, "TOO_MANY_REQUESTS")
+	// An unknown path under the assets' prefixes is counted like any other.
+	c.call(http.MethodGet, "/demo/nope.js", nil).want(t, 429, "TOO_MANY_REQUESTS")
+	if r := c.call(http.MethodGet, "/demo/demo.js", nil); r.Status != 200 {
+		t.Errorf("an asset after the budget is spent: %d", r.Status)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/descope/virtualwebauthn"
@@ -74,7 +75,13 @@ func TestPasskeyAdminRoutes(t *testing.T) {
 	s.client().call(http.MethodPost, "/v1/admins/login", map[string]any{"email": "keys@example.com", "password": strongPassword}).
 		want(t, 403, "ADMIN_FORBIDDEN_MFA_REQUIRED")
 
-	// resetmfa removes every passkey of the user.
+	// resetmfa is sensitive: the admin, who now has a second factor, must
+	// have used it in this session. Then it removes every passkey of the user.
+	refused := adminCall(a, "resetmfa", u2.id).want(t, 403, "ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	if m, _ := refused.Body["methods"].([]any); !slices.Contains(m, any("webauthn")) {
+		t.Errorf("methods of the refusal: %v, want webauthn among them", m)
+	}
+	reauthWithPasskey(t, ao, ad).want(t, 200, "")
 	adminCall(a, "resetmfa", u2.id).want(t, 200, "")
 	if list := adminCall(a, "passkeys", u2.id).want(t, 200, "").Body["passkeys"].([]any); len(list) != 0 {
 		t.Errorf("passkeys after resetmfa: %v", list)

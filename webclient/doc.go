@@ -18,13 +18,16 @@
 //	/demo/demo.css    its styles
 //	/demo/demo.js     its script
 //	/demo/view.js     its rendering helpers
+//	/demo/load.js     the classic script of both pages that shows a message
+//	                  with a retry when a module fails to load
 //	/demo/account.js, /demo/secondstep.js, /demo/twofactor.js, /demo/reauth.js
 //	                  its account panels, a login's second step, the
 //	                  two-factor panel and the re-authentication prompt
 //	/admin            the admin console (with /admin/admin.js, /admin/admin.css)
 //
 // Every asset is answered with its media type, a strong ETag (304 on a
-// matching If-None-Match), Cache-Control: no-cache, X-Content-Type-Options:
+// matching If-None-Match), a Cache-Control with a short lifetime
+// (PageCache, AssetCache), X-Content-Type-Options:
 // nosniff and the ContentSecurityPolicy below, which allows scripts and
 // styles from the page's own origin only (no inline script or style) and
 // network connections to that origin (fetch and socket.io's WebSocket).

@@ -31,8 +31,20 @@ type Asset struct {
 	ContentType string
 	// ETag is a strong validator derived from the content.
 	ETag string
-	body []byte
+	// CacheControl is its Cache-Control: PageCache for a page, AssetCache
+	// for a script, a stylesheet or a text file.
+	CacheControl string
+	body         []byte
 }
+
+// The cache lifetimes. A browser keeps a script or a stylesheet five
+// minutes and a page one, then asks again with If-None-Match, answered
+// 304 while the file is unchanged: a reload within the lifetime costs no
+// request, and a new version reaches every browser within five minutes.
+const (
+	PageCache  = "public, max-age=60, must-revalidate"
+	AssetCache = "public, max-age=300, must-revalidate"
+)
 
 var _ http.Handler = (*Asset)(nil)
 
@@ -58,12 +70,13 @@ func Admin() []*Asset {
 func (a *Asset) Body() []byte { return bytes.Clone(a.body) }
 
 // ServeHTTP answers with the content, or 304 Not Modified when the request's
-// If-None-Match names the ETag; HEAD gets the headers only.
+// If-None-Match names the ETag, with its Cache-Control; HEAD gets the
+// headers only.
 func (a *Asset) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", a.ContentType)
 	h.Set("ETag", a.ETag)
-	h.Set("Cache-Control", "no-cache")
+	h.Set("Cache-Control", a.CacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("Referrer-Policy", "no-referrer")
@@ -92,11 +105,16 @@ func load(dir, prefix string, rename map[string]string) []*Asset {
 			p = prefix + e.Name()
 		}
 		sum := sha256.Sum256(body)
+		cache := AssetCache
+		if strings.HasSuffix(e.Name(), ".html") {
+			cache = PageCache
+		}
 		out = append(out, &Asset{
-			Path:        p,
-			ContentType: contentType(e.Name()),
-			ETag:        fmt.Sprintf("%q", hex.EncodeToString(sum[:16])),
-			body:        body,
+			Path:         p,
+			ContentType:  contentType(e.Name()),
+			ETag:         fmt.Sprintf("%q", hex.EncodeToString(sum[:16])),
+			CacheControl: cache,
+			body:         body,
 		})
 	}
 	return out

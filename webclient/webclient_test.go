@@ -69,6 +69,7 @@ func TestPaths(t *testing.T) {
 		"/demo/signin.js":                      "text/javascript; charset=utf-8",
 		"/demo/passkeypanel.js":                "text/javascript; charset=utf-8",
 		"/demo/identities.js":                  "text/javascript; charset=utf-8",
+		"/demo/load.js":                        "text/javascript; charset=utf-8",
 		"/admin":                               "text/html; charset=utf-8",
 		"/admin/admin.css":                     "text/css; charset=utf-8",
 		"/admin/admin.js":                      "text/javascript; charset=utf-8",

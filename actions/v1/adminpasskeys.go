@@ -46,7 +46,7 @@ type AdminUserPasskeyArgs struct {
 
 // Spec declares V1AdminRemoveUserPasskey.
 func (a *AdminRemoveUserPasskey) Spec() action.Spec {
-	return adminUsersSpec("RemoveUserPasskey", "removepasskey", "Remove one of a user's passkeys",
+	return sensitiveAdminSpec("RemoveUserPasskey", "removepasskey", "Remove one of a user's passkeys",
 		accounts.UserNotFound, accounts.UserPasskeyNotFound)
 }
 

@@ -29,6 +29,16 @@ func adminUsersSpec(verb, path, summary string, errs ...errorcodes.Code) action.
 	}
 }
 
+// sensitiveAdminSpec is adminUsersSpec for a change that cannot be undone
+// or that removes a user's credentials: a stolen admin session alone must
+// not make it, so the admin's session needs a recent authentication (and
+// its second factor, when it has one), as a user's sensitive changes do.
+func sensitiveAdminSpec(verb, path, summary string, errs ...errorcodes.Code) action.Spec {
+	s := adminUsersSpec(verb, path, summary, errs...)
+	s.Reauth = action.ReauthRecent
+	return s
+}
+
 // UserIDArgs name the user an admin action is about.
 type UserIDArgs struct {
 	ID uuid.UUID `arg:"id" validate:"required"`
@@ -162,7 +172,7 @@ type AdminRevokeUserSessions struct {
 
 // Spec declares V1AdminRevokeUserSessions.
 func (a *AdminRevokeUserSessions) Spec() action.Spec {
-	return adminUsersSpec("RevokeUserSessions", "revokesessions", "End every session of a user", accounts.UserNotFound)
+	return sensitiveAdminSpec("RevokeUserSessions", "revokesessions", "End every session of a user", accounts.UserNotFound)
 }
 
 // Run ends the sessions.
@@ -182,7 +192,7 @@ type AdminResetUserMFA struct {
 
 // Spec declares V1AdminResetUserMFA.
 func (a *AdminResetUserMFA) Spec() action.Spec {
-	return adminUsersSpec("ResetUserMFA", "resetmfa", "Remove a user's second factors; every session ends", accounts.UserNotFound)
+	return sensitiveAdminSpec("ResetUserMFA", "resetmfa", "Remove a user's second factors; every session ends", accounts.UserNotFound)
 }
 
 // Run removes them and answers the user as it now is.
@@ -235,6 +245,9 @@ func (a *AdminChangeUser) Spec() action.Spec {
 	c, ok := userChanges[a.Change]
 	if !ok {
 		panic("v1: AdminChangeUser: unknown change " + a.Change)
+	}
+	if a.Change == "delete" {
+		return sensitiveAdminSpec(c.verb, a.Change, c.summary, accounts.UserNotFound)
 	}
 	return adminUsersSpec(c.verb, a.Change, c.summary, accounts.UserNotFound)
 }

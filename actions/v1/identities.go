@@ -114,7 +114,7 @@ type AdminUnlinkIdentityArgs struct {
 
 // Spec declares V1AdminUnlinkIdentity.
 func (a *AdminUnlinkIdentity) Spec() action.Spec {
-	return adminUsersSpec("UnlinkIdentity", "unlinkidentity", "Remove a user's identity-provider account",
+	return sensitiveAdminSpec("UnlinkIdentity", "unlinkidentity", "Remove a user's identity-provider account",
 		accounts.UserNotFound, accounts.UserIdentityNotFound)
 }
 

@@ -29,9 +29,10 @@ import { scenarios as outageScenarios } from "./scenarios/outage.mjs";
 import { scenarios as twoFactorScenarios } from "./scenarios/twofactor.mjs";
 import { scenarios as passkeyScenarios } from "./scenarios/passkeys.mjs";
 import { scenarios as oidcScenarios } from "./scenarios/oidc.mjs";
+import { scenarios as staticScenarios } from "./scenarios/static.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

@@ -1,6 +1,9 @@
 // The admin console in one browser and a user's demo page in another: the
 // admin finds the user, sees its sessions and security events, and each of
-// its changes that ends the user's sessions logs the user's page out.
+// its changes that ends the user's sessions logs the user's page out. Once
+// the admin's log-in is older than REAUTH_MAX_AGE, a sensitive change asks
+// for the admin's password (a wrong one is refused in the dialog) and then
+// goes ahead.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -59,8 +62,22 @@ export const scenarios = {
     await h.login(userPage, email);
     await userPage.waitForFunction(live);
 
+    // The admin's log-in ages past REAUTH_MAX_AGE: ending the sessions asks
+    // for the password first, then goes ahead.
+    await h.checkpoint("age", { userId });
+    await admin.click("#revoke-sessions");
+    await admin.waitForFunction(() => document.getElementById("reauth").open);
+    const reauth = { methods: await admin.evaluate(() => document.getElementById("reauth").dataset.methods) };
+    await admin.fill("#reauth-secret", "Not-the-password-1");
+    await admin.click("#reauth-submit");
+    await admin.waitForFunction(() => !document.getElementById("reauth-error").hidden);
+    reauth.refused = await admin.textContent("#reauth-error");
+    await admin.fill("#reauth-secret", adminPassword);
     start = Date.now();
-    await act(admin, "revoke-sessions", "active");
+    await admin.click("#reauth-submit");
+    await admin.waitForFunction(() => document.getElementById("detail").dataset.status === "active"
+      && !document.getElementById("detail-result").hidden);
+    reauth.closed = await admin.evaluate(() => !document.getElementById("reauth").open);
     await userPage.waitForFunction(out, null, { timeout: 20_000 });
     timings.revokesessions = Date.now() - start;
     await h.login(userPage, email);
@@ -89,7 +106,7 @@ export const scenarios = {
     fs.writeFileSync(`${shot}.${process.pid}.tmp`, await admin.screenshot({ fullPage: true }));
     fs.renameSync(`${shot}.${process.pid}.tmp`, shot);
 
-    h.result("admin", { email, userId, found, ...opened, firstEvents, timings, lastEvents: await eventTypes(admin),
+    h.result("admin", { email, userId, found, ...opened, firstEvents, timings, reauth, lastEvents: await eventTypes(admin),
       userState: await userPage.evaluate(() => document.body.dataset.state), screenshot: shot });
   },
 };

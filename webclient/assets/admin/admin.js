@@ -4,11 +4,16 @@
 // its two-factor authentication (a person who lost its authenticator app
 // and its recovery codes). Every
 // call goes through the client library as an admin (jwt-admin, the
-// jwt-admin-refresh cookie) to the actions under /v1/admins/users/.
+// jwt-admin-refresh cookie) to the actions under /v1/admins/users/. The
+// changes the server holds sensitive (delete, revokesessions, resetmfa)
+// ask the admin to confirm with a recent log-in when it answers
+// ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED, in the demo's prompt
+// (/demo/reauth.js), and are then retried.
 
 import { createClient, MfaRequired } from "/client/actionkit.js";
 import { $, el, text, alert, describe, clock, date, fill, setState } from "/demo/view.js";
 import { SecondStep } from "/demo/secondstep.js";
+import { reauthPrompt } from "/demo/reauth.js";
 
 const client = createClient({ owner: "admin" });
 globalThis.actionkitAdmin = client; // for the browser console (and the browser tests)
@@ -122,11 +127,12 @@ async function loadEvents(more) {
   $("more-events").hidden = !events.cursor;
 }
 
-/** Runs one of the changes on the shown user and shows it again. */
+/** Runs one of the changes on the shown user and shows it again; a
+ * change that wants a recent log-in asks for it first. */
 async function change(button, path, done) {
   button.disabled = true;
   try {
-    await call(path, { id: current.id });
+    await client.withReauthentication(() => call(path, { id: current.id }), prompt);
     await openUser(current.id);
     alert("detail-result", done);
     const list = users.list.findIndex((u) => u.id === current.id);
@@ -190,6 +196,7 @@ function showOut() {
   users.list = [];
 }
 
+const prompt = reauthPrompt(client);
 const secondStep = new SecondStep(client, {
   back: (message) => {
     $("auth-form").hidden = false;
