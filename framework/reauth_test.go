@@ -82,7 +82,7 @@ func TestReauthBeforeTheAction(t *testing.T) {
 		Reauthentication: &Reauthentication{
 			MaxAge: 10 * time.Minute,
 			Code:   func(action.OwnerType) errorcodes.Code { return errorcodes.Forbidden },
-			Details: func(context.Context, *action.Caller) (any, error) {
+			Details: func(context.Context, *action.Caller, action.Reauth) (any, error) {
 				return reauthDetails{Methods: []string{"password"}}, nil
 			},
 		},
