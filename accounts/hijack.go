@@ -43,10 +43,15 @@ func (s *Service) clearUnverified(ctx context.Context, tx *sqlx.Tx, acc *models.
 }
 
 // removeIdentities removes every identity of the user owner, each with its
-// identity_unlinked event.
+// identity_unlinked event, and spends the result codes of sign-ins that
+// completed at a provider but were not exchanged yet (one of them could
+// otherwise log in the identity just removed).
 func (s *Service) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
 	if s.Kind.Type != Users.Type {
 		return nil, nil // only users sign in through identity providers
+	}
+	if _, err := (models.FlowStore{}).VoidResults(ctx, tx, owner, s.Now()); err != nil {
+		return nil, err
 	}
 	ids, err := s.Identities.ByUser(ctx, tx, owner)
 	if err != nil {

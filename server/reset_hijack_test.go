@@ -27,8 +27,9 @@ func resetByMail(t *testing.T, s *testServer, smtp *smtptest.Server, email strin
 // identity provider that does not vouch for e-mails with an account
 // claiming the victim's address, which makes a local account linked to
 // the attacker. The victim, refused registration, resets the password:
-// the attacker's identity is removed, so the attacker's next sign-in at
-// the provider no longer lands in the account, the address becomes
+// the attacker's identity is removed, so neither a sign-in the attacker
+// completed at the provider before the reset nor the next one lands in
+// the account, the address becomes
 // verified, and a notice lists the removed identity.
 func TestResetRemovesPreHijackedIdentity(t *testing.T) {
 	t.Parallel()
@@ -37,11 +38,15 @@ func TestResetRemovesPreHijackedIdentity(t *testing.T) {
 	victim := uniqueEmail()
 	sub := w.person(map[string]any{"email": victim, "email_verified": true})
 	attacker := w.login("idp", sub)
+	// A sign-in completed at the provider but not exchanged yet.
+	later := w.s.client()
+	pending := w.signIn(later, "idp", sub).Get("oidc")
 	w.s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": victim, "password": strongPassword}).
 		want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
 
 	resetByMail(t, w.s, smtp, victim, 1)
 	attacker.read(t).want(t, 401, "")
+	w.exchange(later, pending, nil).want(t, 400, "USER_BAD_REQUEST_INVALID_OIDC_CODE")
 	if n := w.count(`SELECT count(*) FROM user_identities WHERE user_id = $1`, attacker.id); n != 0 {
 		t.Fatalf("%d identities after the reset, want 0", n)
 	}
