@@ -118,7 +118,7 @@ func (s *Service) complete(ctx context.Context, f firstFactor) (*Issued, error) 
 		}
 		out, err = s.openSession(ctx, tx, grant{
 			account: acc, origin: f.origin, client: f.origin.Client, platform: f.origin.Platform,
-			assurance: models.Assurance{Methods: []string{f.method}, Level: f.level, AuthenticatedAt: now, Provider: optional(f.provider)},
+			assurance: models.Assurance{Methods: []string{f.method}, Level: f.level, AuthenticatedAt: now, Provider: optional(f.provider)}.Factored(now),
 			event:     f.event, version: f.origin.Version,
 		}, now)
 		return err

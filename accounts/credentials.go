@@ -328,51 +328,62 @@ func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Ori
 		return "", err
 	}
 	now := s.Now()
-	var acc *models.Account
+	var (
+		acc     *models.Account
+		removed []mail.Removal
+	)
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		var err error
-		acc, err = s.resetPassword(ctx, tx, hash, tok.OwnerID, encoded, salt, now, o)
+		acc, removed, err = s.resetPassword(ctx, tx, hash, tok.OwnerID, encoded, salt, now, o)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
 	s.notifyEnded(acc.ID, nil)
+	s.noticeRemoved(ctx, acc, removed)
 	return s.trustClient(ctx, acc.Email, o), nil
 }
 
 // resetPassword is the transaction of ResetPassword: it consumes the token
 // with hash, which must still be the live token of owner, and sets the
-// owner's password. It returns the owner.
-func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) (*models.Account, error) {
+// owner's password; an owner whose address was never verified also loses
+// every sign-in method and second factor anyone may have added (see
+// clearUnverified). It returns the owner and what was removed.
+func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) (*models.Account, []mail.Removal, error) {
 	tok, err := s.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
-		return nil, ErrInvalidToken // used, voided or expired since it was checked
+		return nil, nil, ErrInvalidToken // used, voided or expired since it was checked
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acc, err := s.Accounts.LockForUpdate(ctx, tx, owner)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
-		return nil, ErrInvalidToken
+		return nil, nil, ErrInvalidToken
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.Accounts.SetPassword(ctx, tx, owner, encoded, salt, now); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.voidTokens(ctx, tx, owner, now); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	revoked, err := s.endAll(ctx, tx, owner, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return acc, s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, map[string]any{"revoked": len(revoked)})
+	removed, err := s.clearUnverified(ctx, tx, acc, o, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	data := map[string]any{"revoked": len(revoked), "removed": len(removed)}
+	return acc, removed, s.record(ctx, tx, models.EventPasswordReset, owner, uuid.Nil, o, data)
 }
 
 // VerifyEmail consumes a verification token and marks its owner's address

@@ -88,8 +88,9 @@ func (s *Service) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, erro
 }
 
 // ReauthMethods lists how the owner can re-authenticate now: its password
-// when it has one, then its second factors.
-func (s *Service) ReauthMethods(ctx context.Context, owner uuid.UUID) ([]string, error) {
+// when it has one (unless factorOnly: a requirement only a second factor
+// meets), then its second factors.
+func (s *Service) ReauthMethods(ctx context.Context, owner uuid.UUID, factorOnly bool) ([]string, error) {
 	acc, err := s.Account(ctx, owner)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func (s *Service) ReauthMethods(ctx context.Context, owner uuid.UUID) ([]string,
 		return nil, err
 	}
 	methods := []string{}
-	if acc.HasPassword {
+	if acc.HasPassword && !factorOnly {
 		methods = append(methods, FactorPassword)
 	}
 	return append(methods, factorMethods(f)...), nil

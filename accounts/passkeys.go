@@ -82,17 +82,24 @@ func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID,
 		s.Log.Info("passkey registration refused", "ownerId", owner.String(), "reason", webauthnReason(err))
 		return nil, ErrInvalidWebAuthnResponse
 	}
-	return s.addPasskey(ctx, owner, passkeyOf(cred, string(s.Kind.Type), owner, name, s.Now()), o)
+	return s.addPasskey(ctx, owner, session, passkeyOf(cred, string(s.Kind.Type), owner, name, s.Now()), o)
 }
 
-// addPasskey stores p with its event, and mails the owner.
-func (s *Service) addPasskey(ctx context.Context, owner uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
+// addPasskey stores p with its event, and mails the owner. The first
+// passkey of an owner without a second factor turns the second factor on:
+// like a confirmed TOTP, it ends every other session (a session someone
+// else opened with the password alone must not outlive it), while the
+// caller's session, the one in which it was registered, goes on.
+func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, err
 	}
 	p.ID = id
-	var acc *models.Account
+	var (
+		acc   *models.Account
+		ended []uuid.UUID
+	)
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		var err error
 		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
@@ -102,6 +109,12 @@ func (s *Service) addPasskey(ctx context.Context, owner uuid.UUID, p *models.Pas
 			return err
 		}
 		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name}
+		if !acc.MFAEnabled {
+			if ended, err = s.endOthers(ctx, tx, owner, session); err != nil {
+				return err
+			}
+			data["revoked"] = len(ended)
+		}
 		return s.record(ctx, tx, models.EventPasskeyAdded, owner, uuid.Nil, o, data)
 	})
 	if errors.Is(err, models.ErrDuplicate) {
@@ -110,9 +123,23 @@ func (s *Service) addPasskey(ctx context.Context, owner uuid.UUID, p *models.Pas
 	if err != nil {
 		return nil, err
 	}
+	s.notifyEnded(owner, ended)
 	p.UpdatedAt = p.CreatedAt
 	s.notice(ctx, acc, mail.PasskeyAdded)
 	return p, nil
+}
+
+// endOthers revokes every session of the locked owner but the chain
+// session, voids its pending login challenges, and returns the chains it
+// ended.
+func (s *Service) endOthers(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID) ([]uuid.UUID, error) {
+	now := s.Now()
+	ended, err := s.Sessions.RevokeOthers(ctx, tx, owner, session, now)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.Challenges.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
+	return ended, err
 }
 
 // passkeyOf is the row of a verified new credential.

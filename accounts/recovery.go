@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -122,15 +123,18 @@ func (s *Service) matchRecoveryCode(ctx context.Context, owner uuid.UUID, code s
 }
 
 // RegenerateRecoveryCodes replaces the owner's recovery codes by a new
-// set (the earlier ones are void) and returns it, to be shown once.
-// ErrMFANotEnabled means the owner has no second factor.
+// set (the earlier ones are void) and returns it, to be shown once; the
+// owner gets a notice. ErrMFANotEnabled means the owner has no second
+// factor.
 func (s *Service) RegenerateRecoveryCodes(ctx context.Context, owner uuid.UUID, o Origin) ([]string, error) {
 	codes, err := s.newRecoveryCodes(owner)
 	if err != nil {
 		return nil, err
 	}
+	var acc *models.Account
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if _, err := s.lockActive(ctx, tx, owner); err != nil {
+		var err error
+		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
 			return err
 		}
 		f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
@@ -149,5 +153,6 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, owner uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
+	s.notice(ctx, acc, mail.RecoveryCodesRegenerated)
 	return codes.plain, nil
 }

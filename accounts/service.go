@@ -258,7 +258,7 @@ func (s *Service) Load(ctx context.Context, id, session uuid.UUID) (auth.Princip
 	return auth.Principal{TokenVersion: acc.TokenVersion, Locale: acc.Locale, Record: acc,
 		SessionExpiresAt: *row.SessionExpiresAt,
 		Assurance: action.Assurance{Methods: a.Methods, Level: int(a.Level), AuthenticatedAt: a.AuthenticatedAt,
-			SecondFactor: acc.MFAEnabled},
+			SecondFactor: acc.MFAEnabled, FactorAt: deref(a.FactorAt)},
 	}, nil
 }
 
@@ -371,4 +371,12 @@ func ipAddress(ip string) *string {
 		ip = ip[:64]
 	}
 	return &ip
+}
+
+// deref is *t, or the zero time when t is nil.
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }

@@ -91,7 +91,7 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 		}
 		out, err = s.openSession(ctx, tx, grant{
 			account: locked, origin: o, client: clientOf(ch.Client), platform: ch.Platform,
-			assurance: models.Assurance{Methods: []string{ch.FirstFactor, p.method}, Level: 2, AuthenticatedAt: now, Provider: ch.Provider},
+			assurance: models.Assurance{Methods: []string{ch.FirstFactor, p.method}, Level: 2, AuthenticatedAt: now, Provider: ch.Provider}.Factored(now),
 			event:     models.EventLogin, version: int(ch.ResponseVersion),
 		}, now)
 		if err != nil || p.method != models.MethodRecoveryCode {

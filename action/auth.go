@@ -100,6 +100,9 @@ type Assurance struct {
 	// SecondFactor reports that the owner has a second factor, so that
 	// Spec.Reauth requires Level 2 of its sessions.
 	SecondFactor bool
+	// FactorAt is the session's last authentication with a second factor
+	// (or an equivalent); zero when it never used one.
+	FactorAt time.Time
 }
 
 // assuranceKey marks a context whose authentication must read the

@@ -77,6 +77,13 @@ const (
 	// framework's configured age (sensitive actions such as turning the
 	// second factor off).
 	ReauthRecent
+	// ReauthFactor is ReauthRecent plus, for a caller whose owner has a
+	// second factor, a recent use of it: the session's last
+	// authentication with a second factor (Assurance.FactorAt) is at most
+	// the same age. A password re-authentication alone does not satisfy
+	// it (changes to the second factor itself, so that a stolen session
+	// and a password cannot replace the factors).
+	ReauthFactor
 )
 
 // RateClass names a budget of credential-taking actions.

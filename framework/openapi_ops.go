@@ -306,6 +306,9 @@ func (g *openAPIGen) reauthDescription(b *strings.Builder, s action.Spec) {
 	case action.ReauthRecent:
 		fmt.Fprintf(b, " Sensitive: the session's last interactive authentication must be at most %s old and, when the owner has a second factor, have used it; otherwise the answer is 403 %s.",
 			r.MaxAge, code)
+	case action.ReauthFactor:
+		fmt.Fprintf(b, " Sensitive: the session's last interactive authentication must be at most %s old and, when the owner has a second factor, its last use of the second factor too (a password re-authentication is not enough); otherwise the answer is 403 %s.",
+			r.MaxAge, code)
 	}
 }
 

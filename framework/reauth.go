@@ -24,15 +24,18 @@ type Reauthentication struct {
 	Code func(t action.OwnerType) errorcodes.Code
 	// Details, when set, returns the members the refusal's body adds,
 	// such as how the caller may re-authenticate (see
-	// errorcodes.Error.Details). It is called only to refuse; its error is
+	// errorcodes.Error.Details); r is the requirement the caller did not
+	// meet (action.ReauthFactor asks for a second factor, so a password
+	// is no way to meet it). It is called only to refuse; its error is
 	// answered like an action's.
-	Details func(ctx context.Context, c *action.Caller) (any, error)
+	Details func(ctx context.Context, c *action.Caller, r action.Reauth) (any, error)
 }
 
 // Assured reports whether a session authenticated as a meets requirement
 // r at now: a session whose owner has a second factor must have used it
-// (level 2), and for ReauthRecent its last interactive authentication is
-// at most maxAge old.
+// (level 2), for ReauthRecent and ReauthFactor its last interactive
+// authentication is at most maxAge old, and for ReauthFactor its last
+// use of the second factor, when the owner has one, is too.
 func Assured(r action.Reauth, a action.Assurance, now time.Time, maxAge time.Duration) bool {
 	if r == action.ReauthNone {
 		return true
@@ -40,10 +43,18 @@ func Assured(r action.Reauth, a action.Assurance, now time.Time, maxAge time.Dur
 	if a.SecondFactor && a.Level < 2 {
 		return false
 	}
-	if r == action.ReauthRecent {
-		return !a.AuthenticatedAt.IsZero() && now.Sub(a.AuthenticatedAt) <= maxAge
+	if r == action.ReauthLevel {
+		return true
 	}
-	return true
+	if !recent(a.AuthenticatedAt, now, maxAge) {
+		return false
+	}
+	return r != action.ReauthFactor || !a.SecondFactor || recent(a.FactorAt, now, maxAge)
+}
+
+// recent reports whether t is known and at most maxAge before now.
+func recent(t, now time.Time, maxAge time.Duration) bool {
+	return !t.IsZero() && now.Sub(t) <= maxAge
 }
 
 // checkReauth refuses a caller whose session does not meet the action's
@@ -58,7 +69,7 @@ func (f *Framework) checkReauth(ctx context.Context, spec action.Spec, c *action
 	}
 	e := r.Code(c.Type).New()
 	if r.Details != nil {
-		d, err := r.Details(ctx, c)
+		d, err := r.Details(ctx, c, spec.Reauth)
 		if err != nil {
 			return err
 		}
@@ -73,7 +84,7 @@ func (f *Framework) checkReauth(ctx context.Context, spec action.Spec, c *action
 func checkReauthSpec(s action.Spec, r *Reauthentication) {
 	switch {
 	case s.Reauth == action.ReauthNone:
-	case s.Reauth > action.ReauthRecent:
+	case s.Reauth > action.ReauthFactor:
 		panic(fmt.Sprintf("framework: %s: unknown reauthentication requirement %d", s.Name, s.Reauth))
 	case s.Auth.Kind != action.KindOwner:
 		panic(fmt.Sprintf("framework: %s: a reauthentication requirement needs an owner action", s.Name))
@@ -89,6 +100,8 @@ func reauthName(r action.Reauth) string {
 		return "second-factor"
 	case action.ReauthRecent:
 		return "recent"
+	case action.ReauthFactor:
+		return "recent-second-factor"
 	}
 	return ""
 }

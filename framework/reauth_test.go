@@ -29,6 +29,12 @@ func TestAssured(t *testing.T) {
 		{"recent: stale", action.ReauthRecent, action.Assurance{Level: 2, AuthenticatedAt: stale}, false},
 		{"recent: unknown time", action.ReauthRecent, action.Assurance{Level: 2}, false},
 		{"recent: fresh without the second factor", action.ReauthRecent, action.Assurance{Level: 1, SecondFactor: true, AuthenticatedAt: fresh}, false},
+		{"factor: no second factor", action.ReauthFactor, action.Assurance{Level: 1, AuthenticatedAt: fresh}, true},
+		{"factor: no second factor, stale", action.ReauthFactor, action.Assurance{Level: 1, AuthenticatedAt: stale}, false},
+		{"factor: fresh password only", action.ReauthFactor, action.Assurance{Level: 2, SecondFactor: true, AuthenticatedAt: fresh, FactorAt: stale}, false},
+		{"factor: never used", action.ReauthFactor, action.Assurance{Level: 2, SecondFactor: true, AuthenticatedAt: fresh}, false},
+		{"factor: fresh factor", action.ReauthFactor, action.Assurance{Level: 2, SecondFactor: true, AuthenticatedAt: fresh, FactorAt: fresh}, true},
+		{"factor: fresh factor, level 1", action.ReauthFactor, action.Assurance{Level: 1, SecondFactor: true, AuthenticatedAt: fresh, FactorAt: fresh}, false},
 	} {
 		if got := Assured(tc.r, tc.a, reauthNow, 10*time.Minute); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
@@ -82,7 +88,7 @@ func TestReauthBeforeTheAction(t *testing.T) {
 		Reauthentication: &Reauthentication{
 			MaxAge: 10 * time.Minute,
 			Code:   func(action.OwnerType) errorcodes.Code { return errorcodes.Forbidden },
-			Details: func(context.Context, *action.Caller) (any, error) {
+			Details: func(context.Context, *action.Caller, action.Reauth) (any, error) {
 				return reauthDetails{Methods: []string{"password"}}, nil
 			},
 		},

@@ -219,3 +219,24 @@ func (r *rig) waitQueueEmpty(t *testing.T) {
 		return q == 0 && retry == 0 && busy == 0
 	})
 }
+
+// TestMethodsRemovedListsEachRemoval: the notice of a reset that removed
+// sign-in methods names each of them, in both parts and every locale, with
+// the names escaped in the HTML part.
+func TestMethodsRemovedListsEachRemoval(t *testing.T) {
+	tpl := testTemplates(t)
+	removed := []Removal{{Kind: RemovedIdentity, Name: "Test IdP"}, {Kind: RemovedPasskey, Name: "<Key>"},
+		{Kind: RemovedTOTP}, {Kind: RemovedRecoveryCodes}}
+	for _, loc := range locales {
+		r, err := tpl.Render(Message{Kind: MethodsRemoved, To: "ada@example.com", Locale: loc, Removed: removed})
+		if err != nil {
+			t.Fatalf("%s: %v", loc, err)
+		}
+		if !strings.Contains(r.Text, "Test IdP") || !strings.Contains(r.Text, "<Key>") || strings.Count(r.Text, "\n- ") != 4 {
+			t.Errorf("%s text:\n%s", loc, r.Text)
+		}
+		if !strings.Contains(r.HTML, "&lt;Key&gt;") || strings.Count(r.HTML, "<li>") != 4 {
+			t.Errorf("%s HTML:\n%s", loc, r.HTML)
+		}
+	}
+}

@@ -37,12 +37,32 @@ const (
 	IdentityUnlinked = "identity_unlinked"
 	PasskeyAdded     = "passkey_added"
 	PasskeyRemoved   = "passkey_removed"
+	// RecoveryCodesRegenerated notes a new set of recovery codes (the
+	// earlier set is void).
+	RecoveryCodesRegenerated = "recovery_codes_regenerated"
+	// MethodsRemoved lists what a password reset of an account whose
+	// address was never verified removed (Message.Removed).
+	MethodsRemoved = "methods_removed"
 )
+
+// The kinds of Removal: what a MethodsRemoved notice lists.
+const (
+	RemovedIdentity      = "identity"       // Name is the provider's label
+	RemovedPasskey       = "passkey"        // Name is the passkey's name
+	RemovedTOTP          = "totp"           // the authenticator app
+	RemovedRecoveryCodes = "recovery_codes" // the unused recovery codes
+)
+
+// Removal is one sign-in method or second factor a notice lists.
+type Removal struct {
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+}
 
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
-	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved}
+	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved}
 
 //go:embed templates
 var embedded embed.FS
@@ -106,6 +126,8 @@ type Message struct {
 	ValidFor time.Duration `json:"validFor"`
 	// Provider names the identity provider a notice is about ("Google").
 	Provider string `json:"provider,omitempty"`
+	// Removed lists what a MethodsRemoved notice reports.
+	Removed []Removal `json:"removed,omitempty"`
 }
 
 // Rendered is a message ready to send.
@@ -126,6 +148,7 @@ type templateData struct {
 	Hours    int
 	Minutes  int
 	Provider string
+	Removed  []Removal
 }
 
 // Render renders m in its locale, or in the fallback locale when m's is not
@@ -140,7 +163,8 @@ func (t *Templates) Render(m Message) (*Rendered, error) {
 	if tt == nil || ht == nil {
 		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
 	}
-	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider}
+	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider,
+		Removed: m.Removed}
 	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
 		d.Hours = int(m.ValidFor / time.Hour)
 	}

@@ -176,13 +176,13 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 // password hash and salt, which authentication does not need, and the
 // derived has_password) and, in the same statement, the expiry of the
 // live row of its session chain $2, with its assurance (auth_methods,
-// aal, authenticated_at, provider) when assurance is set: the row that is
+// aal, authenticated_at, provider, factor_authenticated_at) when assurance is set: the row that is
 // not revoked, found through the partial index on chain_id (a chain has at
 // most one; LIMIT 1 spares the planner the proof). The expiry is compared
 // in Go, so that no condition on expires_at can lure the planner to
 // another index. One round trip per authenticated request. Without the
 // assurance the session is a scalar subquery, which PostgreSQL runs about
-// a tenth faster than the lateral join the five columns need: most
+// a tenth faster than the lateral join the six columns need: most
 // requests need only the expiry.
 func byIDWithSessionSQL(t OwnerTables, assurance bool) string {
 	var cols []string
@@ -194,9 +194,9 @@ func byIDWithSessionSQL(t OwnerTables, assurance bool) string {
 	if !assurance {
 		return owner + `, (SELECT expires_at ` + live + `) FROM ` + t.Owners + ` o WHERE o.id = $1`
 	}
-	return owner + `, s.expires_at, s.auth_methods, s.aal, s.authenticated_at, s.provider
+	return owner + `, s.expires_at, s.auth_methods, s.aal, s.authenticated_at, s.provider, s.factor_authenticated_at
 		FROM ` + t.Owners + ` o LEFT JOIN LATERAL (
-			SELECT expires_at, auth_methods, aal, authenticated_at, provider ` + live + `) s ON true
+			SELECT expires_at, auth_methods, aal, authenticated_at, provider, factor_authenticated_at ` + live + `) s ON true
 		WHERE o.id = $1`
 }
 
@@ -305,7 +305,7 @@ func authDest(r *AccountSession, assurance bool) []any {
 		&a.LoginCount, &a.LastLoginAt, &a.TokenVersion, &a.CreatedAt, &a.UpdatedAt, &a.EmailVerifiedAt,
 		&a.MFAEnabled, &a.HasPassword, &r.SessionExpiresAt}
 	if assurance {
-		dest = append(dest, &s.Methods, &r.level, &r.authenticatedAt, &s.Provider)
+		dest = append(dest, &s.Methods, &r.level, &r.authenticatedAt, &s.Provider, &s.FactorAt)
 	}
 	return dest
 }
@@ -348,6 +348,7 @@ func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, chain uui
 		return &row, nil
 	}
 	row.Session.Level, row.Session.AuthenticatedAt = *row.level, row.authenticatedAt.UTC()
+	utcPtr(&row.Session.FactorAt)
 	return &row, nil
 }
 

@@ -67,7 +67,7 @@ const flowColumns = `id, state_hash, provider, binding_hash, nonce_hash, verifie
 // flowQueries is the query table of FlowStore. Using a flow's state and
 // spending its result are conditional updates, so that of concurrent
 // requests presenting one exactly one succeeds.
-var flowQueries = struct{ insert, byState, use, setResult, byResult, spend, purge string }{
+var flowQueries = struct{ insert, byState, use, setResult, byResult, spend, voidResults, purge string }{
 	insert: `INSERT INTO oidc_flows (id, state_hash, provider, binding_hash, nonce_hash, verifier_ciphertext,
 		verifier_nonce, redirect_to, client, code_challenge, link_user_id, link_session_id, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
@@ -79,6 +79,8 @@ var flowQueries = struct{ insert, byState, use, setResult, byResult, spend, purg
 	byResult: `SELECT ` + flowColumns + ` FROM oidc_flows WHERE result_hash = $1`,
 	spend: `UPDATE oidc_flows SET result_used_at = $2
 		WHERE id = $1 AND result_used_at IS NULL AND result_expires_at > $2`,
+	voidResults: `UPDATE oidc_flows SET result_used_at = $2
+		WHERE result_user_id = $1 AND result_used_at IS NULL`,
 	purge: `DELETE FROM oidc_flows WHERE id IN (SELECT id FROM oidc_flows
 		WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 }
@@ -134,6 +136,12 @@ func (s FlowStore) SetResult(ctx context.Context, db DB, id uuid.UUID, hash stri
 func (s FlowStore) Spend(ctx context.Context, db DB, id uuid.UUID, now time.Time) (bool, error) {
 	n, err := execCount(ctx, s.q, db, "spend oidc flow result", flowQueries.spend, id, now)
 	return n > 0, err
+}
+
+// VoidResults spends at now every unspent result code that would log the
+// user in, and returns how many.
+func (s FlowStore) VoidResults(ctx context.Context, db DB, user uuid.UUID, now time.Time) (int64, error) {
+	return execCount(ctx, s.q, db, "void oidc flow results", flowQueries.voidResults, user, now)
 }
 
 // Purge deletes the flows that expired before the cutoff, batch rows per

@@ -70,7 +70,7 @@ func rotateLiveSQL(t OwnerTables) string {
 	), old AS (
 		SELECT s.id, s.` + t.OwnerColumn + ` AS owner_id, s.client, s.platform, s.chain_id, s.login_at,
 			COALESCE(s.refresh_window_at > $9, false) AS within, s.refresh_window_at, s.refresh_count,
-			s.auth_methods, s.aal, s.authenticated_at, s.provider
+			s.auth_methods, s.aal, s.authenticated_at, s.provider, s.factor_authenticated_at
 		FROM ` + t.Sessions + ` s JOIN o ON o.id = s.` + t.OwnerColumn + `
 		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
 			AND o.is_active AND o.deleted_at IS NULL
@@ -79,14 +79,15 @@ func rotateLiveSQL(t OwnerTables) string {
 	), ins AS (
 		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
 			user_agent, ip_address, client, platform, created_at, updated_at, chain_id, login_at,
-			refresh_window_at, refresh_count, auth_methods, aal, authenticated_at, provider)
+			refresh_window_at, refresh_count, auth_methods, aal, authenticated_at, provider,
+			factor_authenticated_at)
 		SELECT $3, old.owner_id, $4, $5, $6::jsonb, $7, old.client, old.platform, $2, $2,
 			old.chain_id, old.login_at,
 			CASE WHEN old.within THEN old.refresh_window_at ELSE $2 END,
 			CASE WHEN old.within THEN old.refresh_count + 1 ELSE 1 END,
-			old.auth_methods, old.aal, old.authenticated_at, old.provider FROM old
+			old.auth_methods, old.aal, old.authenticated_at, old.provider, old.factor_authenticated_at FROM old
 		RETURNING id, client, platform, chain_id, login_at, refresh_window_at, refresh_count,
-			auth_methods, aal, authenticated_at, provider
+			auth_methods, aal, authenticated_at, provider, factor_authenticated_at
 	), upd AS (
 		UPDATE ` + t.Sessions + ` SET revoked_at = $2, replaced_by_session_id = ins.id,
 			last_used_at = $2, updated_at = $2
@@ -97,7 +98,8 @@ func rotateLiveSQL(t OwnerTables) string {
 		ins.chain_id AS next_chain_id, ins.login_at AS next_login_at,
 		ins.refresh_window_at AS next_refresh_window_at, ins.refresh_count AS next_refresh_count,
 		ins.auth_methods AS next_auth_methods, ins.aal AS next_aal,
-		ins.authenticated_at AS next_authenticated_at, ins.provider AS next_provider
+		ins.authenticated_at AS next_authenticated_at, ins.provider AS next_provider,
+		ins.factor_authenticated_at AS next_factor_authenticated_at
 	FROM o CROSS JOIN ins WHERE EXISTS (SELECT 1 FROM upd)`
 }
 
@@ -119,6 +121,7 @@ type nextAssurance struct {
 	Level           int16          `db:"next_aal"`
 	AuthenticatedAt time.Time      `db:"next_authenticated_at"`
 	Provider        *string        `db:"next_provider"`
+	FactorAt        *time.Time     `db:"next_factor_authenticated_at"`
 }
 
 // RotateLive rotates, in one statement outside any transaction, the
@@ -146,7 +149,9 @@ func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next 
 	window := row.NextRefreshWindowAt.UTC()
 	next.RefreshWindowAt, next.RefreshCount = &window, row.NextRefreshCount
 	a := row.nextAssurance
-	next.Assurance = Assurance{Methods: a.Methods, Level: a.Level, AuthenticatedAt: a.AuthenticatedAt.UTC(), Provider: a.Provider}
+	next.Assurance = Assurance{Methods: a.Methods, Level: a.Level, AuthenticatedAt: a.AuthenticatedAt.UTC(), Provider: a.Provider,
+		FactorAt: a.FactorAt}
+	utcPtr(&next.FactorAt)
 	next.CreatedAt, next.UpdatedAt, next.RevokedAt, next.LastUsedAt, next.ReplacedBySessionID = now, now, nil, nil, nil
 	return &row.Account, nil
 }

@@ -67,6 +67,7 @@ func (s *Session) normalize() {
 	utcPtr(&s.TheftDetectedAt)
 	utcPtr(&s.RefreshWindowAt)
 	utc(&s.AuthenticatedAt)
+	utcPtr(&s.FactorAt)
 }
 
 // SessionState is the state of a session derived from its columns; it is
@@ -112,7 +113,7 @@ type sessionQueries struct {
 	create, byHash, byID, rotate, revoke, revokeByHash, revokeAll, listByOwner, purge string
 	lockOwnerAndRead, rotateLive, markReplaced                                        string
 	listLive, revokeChain, markTheft, liveInChain                                     string
-	reassure                                                                          string
+	reassure, revokeOthers                                                            string
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
@@ -130,7 +131,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 	rest := `replaced_by_session_id, refresh_token_hash, expires_at, revoked_at,
 		last_used_at, user_agent, ip_address, client, platform, deleted_at, created_at, updated_at,
 		chain_id, login_at, theft_detected_at, refresh_window_at, refresh_count,
-		auth_methods, aal, authenticated_at, provider`
+		auth_methods, aal, authenticated_at, provider, factor_authenticated_at`
 	insertCols := `id, ` + t.OwnerColumn + `, ` + rest
 	sel := `SELECT id, ` + t.OwnerColumn + ` AS owner_id, ` + rest + ` FROM ` + t.Sessions
 	revoke := `UPDATE ` + t.Sessions + ` SET revoked_at = $1, updated_at = $1 WHERE revoked_at IS NULL AND `
@@ -138,7 +139,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 		create: `INSERT INTO ` + t.Sessions + ` (` + insertCols + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
 				COALESCE($13, now()), COALESCE($14, $13, now()), $15, COALESCE($16, $13, now()), $17, $18, $19,
-				$20, $21, COALESCE($22, $13, now()), $23)
+				$20, $21, COALESCE($22, $13, now()), $23, $24)
 			RETURNING created_at, updated_at, login_at, authenticated_at`,
 		byHash:       sel + ` WHERE refresh_token_hash = $1`,
 		byID:         sel + ` WHERE id = $1`,
@@ -147,6 +148,7 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 		revokeByHash: revoke + t.OwnerColumn + ` = $2 AND refresh_token_hash = $3 RETURNING chain_id`,
 		revokeAll:    revoke + t.OwnerColumn + ` = $2 RETURNING chain_id`,
 		revokeChain:  revoke + t.OwnerColumn + ` = $2 AND chain_id = $3`,
+		revokeOthers: revoke + t.OwnerColumn + ` = $2 AND chain_id <> $3 RETURNING chain_id`,
 		liveInChain:  sel + ` WHERE chain_id = $2 AND revoked_at IS NULL AND ` + t.OwnerColumn + ` = $1`,
 		listLive: sel + ` WHERE ` + t.OwnerColumn + ` = $1 AND revoked_at IS NULL AND expires_at > $2
 			ORDER BY login_at DESC, chain_id DESC`,
@@ -160,8 +162,8 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 			WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 		lockOwnerAndRead: lockOwnerAndReadSQL(t, rest),
 		rotateLive:       rotateLiveSQL(t),
-		reassure: `UPDATE ` + t.Sessions + ` SET auth_methods = $3, aal = $4, authenticated_at = $5, updated_at = $5
-			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NULL`,
+		reassure: `UPDATE ` + t.Sessions + ` SET auth_methods = $3, aal = $4, authenticated_at = $5, updated_at = $5,
+			factor_authenticated_at = $6 WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NULL`,
 		markReplaced: `UPDATE ` + t.Sessions + ` SET replaced_by_session_id = $3, updated_at = $4
 			WHERE id = $1 AND ` + t.OwnerColumn + ` = $2 AND revoked_at IS NOT NULL AND replaced_by_session_id IS NULL`,
 	}}
@@ -184,13 +186,14 @@ func NewSessionStore(t OwnerTables) *SessionStore {
 // entries or dead tuple to roll back, even without a transaction).
 func rotateSQL(table, insertCols string) string {
 	return `WITH old_row AS (
-			SELECT id, chain_id, login_at, auth_methods, aal, authenticated_at, provider
+			SELECT id, chain_id, login_at, auth_methods, aal, authenticated_at, provider, factor_authenticated_at
 			FROM ` + table + ` WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE
 		), new_row AS (
 			INSERT INTO ` + table + ` (` + insertCols + `)
 			SELECT $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
 				old_row.chain_id, old_row.login_at, NULL, $17, $18,
-				old_row.auth_methods, old_row.aal, old_row.authenticated_at, old_row.provider FROM old_row
+				old_row.auth_methods, old_row.aal, old_row.authenticated_at, old_row.provider,
+				old_row.factor_authenticated_at FROM old_row
 			RETURNING id
 		)
 		UPDATE ` + table + ` AS cur SET revoked_at = $16, replaced_by_session_id = new_row.id,
@@ -213,7 +216,7 @@ func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
 		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.ChainID, nullIfZero(sess.LoginAt),
 		sess.TheftDetectedAt, sess.RefreshWindowAt, sess.RefreshCount,
-		sess.Methods, sess.Level, nullIfZero(sess.AuthenticatedAt), sess.Provider)
+		sess.Methods, sess.Level, nullIfZero(sess.AuthenticatedAt), sess.Provider, sess.FactorAt)
 	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt, &sess.AuthenticatedAt); err != nil {
 		return storeErr("create session", err)
 	}
@@ -321,6 +324,15 @@ func (s *SessionStore) RevokeAll(ctx context.Context, db DB, ownerID uuid.UUID, 
 	return chains, nil
 }
 
+// RevokeOthers is RevokeAll but for the chain keep, which goes on.
+func (s *SessionStore) RevokeOthers(ctx context.Context, db DB, ownerID, keep uuid.UUID, now time.Time) ([]uuid.UUID, error) {
+	var chains []uuid.UUID
+	if err := s.q.sel(ctx, db, &chains, s.revokeOthers, now, ownerID, keep); err != nil {
+		return nil, storeErr("revoke other sessions", err)
+	}
+	return chains, nil
+}
+
 // LiveInChain returns the row of ownerID's session chain that is not
 // revoked (whether or not it expired), or ErrNotFound.
 func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uuid.UUID) (*Session, error) {
@@ -328,11 +340,12 @@ func (s *SessionStore) LiveInChain(ctx context.Context, db DB, ownerID, chain uu
 }
 
 // Reassure records, on the live session row id of ownerID, how it was
-// authenticated again (a re-authentication): its methods, level and
-// authentication time become a's (a.Provider is kept). ErrNotFound means
+// authenticated again (a re-authentication): its methods, level,
+// authentication time and second-factor time become a's (a.Provider is
+// kept). ErrNotFound means
 // the row is not live any more.
 func (s *SessionStore) Reassure(ctx context.Context, db DB, ownerID, id uuid.UUID, a Assurance) error {
-	return execOne(ctx, s.q, db, "reassure session", s.reassure, id, ownerID, a.Methods, a.Level, a.AuthenticatedAt)
+	return execOne(ctx, s.q, db, "reassure session", s.reassure, id, ownerID, a.Methods, a.Level, a.AuthenticatedAt, a.FactorAt)
 }
 
 // MarkTheft marks every row of ownerID's chain as having triggered the

@@ -105,7 +105,7 @@ func TestBrowserTwoFactor(t *testing.T) {
 
 	reauth := obj(res.Data, "reauth")
 	fresh := strs(reauth["codes"])
-	if reauth["methods"] != "totp recovery_code password" || reauth["chosen"] != "totp" || reauth["refused"] == "" ||
+	if reauth["methods"] != "totp recovery_code" || reauth["chosen"] != "totp" || reauth["refused"] == "" ||
 		reauth["closed"] != true || len(fresh) != 10 || slices.ContainsFunc(fresh, func(c string) bool { return slices.Contains(saved, c) }) {
 		t.Errorf("the re-authentication prompt: %v", reauth)
 	}

@@ -99,7 +99,7 @@ func TestBrowserPasskeys(t *testing.T) {
 	}
 
 	removed := obj(res.Data, "removed")
-	if removed["methods"] != "webauthn password" || removed["chosen"] != "webauthn" || removed["field"] != false ||
+	if removed["methods"] != "webauthn" || removed["chosen"] != "webauthn" || removed["field"] != false ||
 		removed["closed"] != true || !strings.Contains(removed["result"].(string), "Work laptop") || removed["error"] != "" {
 		t.Errorf("the removal after re-authenticating: %v", removed)
 	}

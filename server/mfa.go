@@ -38,13 +38,14 @@ const defaultReauthMaxAge = 10 * time.Minute
 
 // reauthentication is how the framework checks the sensitive actions: the
 // authenticator puts each session's assurance in the caller, and a
-// refusal lists how the caller may re-authenticate.
+// refusal lists how the caller may re-authenticate (without the password
+// when only a second factor meets the requirement).
 func (a *app) reauthentication() *framework.Reauthentication {
 	return &framework.Reauthentication{
 		MaxAge: a.cfg.ReauthMaxAge,
 		Code:   func(t action.OwnerType) errorcodes.Code { return a.service(t).Kind.Codes.SecondFactor.ReauthRequired },
-		Details: func(ctx context.Context, c *action.Caller) (any, error) {
-			methods, err := a.service(c.Type).ReauthMethods(ctx, c.ID)
+		Details: func(ctx context.Context, c *action.Caller, r action.Reauth) (any, error) {
+			methods, err := a.service(c.Type).ReauthMethods(ctx, c.ID, r == action.ReauthFactor && c.Assurance.SecondFactor)
 			return v1.ReauthDetails{Methods: methods}, err
 		},
 	}

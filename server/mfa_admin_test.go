@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,12 @@ func TestAdminSecondFactor(t *testing.T) {
 	a.c.call(http.MethodPost, "/v1/admins/mfa/recoverycodes/regenerate", nil, a.auth()...).want(t, 403, "ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED")
 	a.c.call(http.MethodPost, "/v1/admins/reauthenticate", map[string]any{"password": "Wrong-password-12"}, a.auth()...).
 		want(t, 400, "ADMIN_BAD_REQUEST_INVALID_CURRENT_PASSWORD")
+	// A password refreshes the session but changes no factor.
+	a.c.call(http.MethodPost, "/v1/admins/reauthenticate", map[string]any{"password": strongPassword}, a.auth()...).want(t, 200, "")
+	refused := a.c.call(http.MethodPost, "/v1/admins/mfa/recoverycodes/regenerate", nil, a.auth()...).want(t, 403, "ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	if methods := strs(refused.Body["methods"]); len(methods) == 0 || slices.Contains(methods, "password") {
+		t.Errorf("refusal %s: want the factors without the password", refused.Raw)
+	}
 	a.c.call(http.MethodPost, "/v1/admins/reauthenticate", map[string]any{"method": "recovery_code", "code": m.codes[0]}, a.auth()...).want(t, 200, "")
 	a.c.call(http.MethodPost, "/v1/admins/mfa/recoverycodes/regenerate", nil, a.auth()...).want(t, 200, "")
 }

@@ -84,12 +84,14 @@ func TestMFARateClass(t *testing.T) {
 	s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
 }
 
-// TestPasswordResetLeavesMFAOn: a reset by mail sets the password and ends
-// the sessions, but the next login still asks for the second factor.
+// TestPasswordResetLeavesMFAOn: a reset by mail of an account whose
+// address is verified sets the password and ends the sessions, but the
+// next login still asks for the second factor.
 func TestPasswordResetLeavesMFAOn(t *testing.T) {
 	t.Parallel()
 	smtp := smtptest.Start(t)
 	s, clock, m := mfaServer(t, "SMTP_URL="+smtp.URL(), "PUBLIC_URL=https://app.test", "MAIL_RETRY_BACKOFF=0s")
+	verifyByMail(t, s, smtp, m.email)
 	s.client().call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": m.email}).want(t, 200, "")
 	reset := tokenOf(t, waitMails(t, smtp, m.email, "Reset your password", 1)[0], resetLinkRe)
 	s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": reset, "password": newPassword}).want(t, 200, "")

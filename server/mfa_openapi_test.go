@@ -46,6 +46,9 @@ func TestOpenAPIDescribesSecondFactorAnswers(t *testing.T) {
 	u.token = changed.str("token")
 	auth = u.auth()
 	check("POST", "/v1/users/reauthenticate", u.c.call(http.MethodPost, "/v1/users/reauthenticate", map[string]any{"password": newPassword}, auth...), 200)
+	// A change of the factors needs a factor: the password alone is refused.
+	check("POST", "/v1/users/mfa/recoverycodes/regenerate", u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, auth...), 403)
+	check("POST", "/v1/users/reauthenticate", u.c.call(http.MethodPost, "/v1/users/reauthenticate", map[string]any{"method": "recovery_code", "code": codes[1]}, auth...), 200)
 	check("POST", "/v1/users/mfa/recoverycodes/regenerate", u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, auth...), 200)
 	clock.Advance(30 * time.Second)
 	check("POST", "/v1/users/mfa/totp/disable", u.c.call(http.MethodPost, "/v1/users/mfa/totp/disable", map[string]any{"code": totpAt(t, secret, clock.Now())}, auth...), 200)

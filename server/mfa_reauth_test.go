@@ -88,11 +88,16 @@ func TestReauthenticationWindow(t *testing.T) {
 		return u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, u.auth()...)
 	}
 	r = regenerate().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
-	if !slices.Equal(strs(r.Body["methods"]), []string{"password", "totp", "recovery_code"}) {
-		t.Errorf("refusal %s", r.Raw)
+	if !slices.Equal(strs(r.Body["methods"]), []string{"totp", "recovery_code"}) {
+		t.Errorf("refusal %s: a change of the factors is not met by a password", r.Raw)
 	}
+	// The level stayed 2, but a password does not satisfy a change of the
+	// second factor: only a recent use of the factor does.
 	reauth(map[string]any{"password": strongPassword}).want(t, 200, "")
-	regenerate().want(t, 200, "") // the level stayed 2
+	regenerate().want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+	clock.Advance(30 * time.Second)
+	reauth(map[string]any{"method": "totp", "code": totpAt(t, m.secret, clock.Now())}).want(t, 200, "")
+	regenerate().want(t, 200, "")
 
 	// A session of this user below level 2 (one that predates the factor):
 	// a password brings it no further, a second factor does.

@@ -86,9 +86,9 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 }
 
 // TestPasskeyReauthentication: a session opened with the password of a
-// user who then adds a passkey is below level 2: the sensitive actions
-// ask for a re-authentication (methods password and webauthn), which the
-// passkey gives; a replay of its answer, another session's ceremony or an
+// user who then adds a passkey is below level 2: the changes of the
+// passkeys ask for a re-authentication with the factor (methods webauthn:
+// a password only refreshes the time), which the passkey gives; a replay of its answer, another session's ceremony or an
 // answer without a credential are refused with INVALID_WEBAUTHN_RESPONSE.
 func TestPasskeyReauthentication(t *testing.T) {
 	t.Parallel()
@@ -100,7 +100,7 @@ func TestPasskeyReauthentication(t *testing.T) {
 	addPasskey(t, o, d, "")
 	clock.Advance(3 * time.Minute)
 	refused := o.call("passkeys/registeroptions", nil).want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
-	if !slices.Equal(strs(refused.Body["methods"]), []string{"password", "webauthn"}) {
+	if !slices.Equal(strs(refused.Body["methods"]), []string{"webauthn"}) {
 		t.Errorf("methods %v", refused.Body["methods"])
 	}
 	// A password refreshes the time only; the session stays at level 1.

@@ -91,7 +91,7 @@ func NewEmail() string { return "u" + uuid.NewString()[:13] + "@accountstest.exa
 // Caller is the caller an access token of iss authenticates, as the
 // server's authenticator resolves it: for actiontest's As.
 func (s *Service) Caller(iss *accounts.Issued) *action.Caller {
-	return &action.Caller{
+	c := &action.Caller{
 		Type: s.Kind.Type, ID: iss.Account.ID, Client: action.Client(iss.Session.Client),
 		TokenVersion: iss.Account.TokenVersion, Session: iss.Session.ChainID,
 		SessionExpiresAt: iss.Session.ExpiresAt, Locale: iss.Account.Locale, Record: iss.Account,
@@ -100,6 +100,10 @@ func (s *Service) Caller(iss *accounts.Issued) *action.Caller {
 			AuthenticatedAt: iss.Session.AuthenticatedAt, SecondFactor: iss.Account.MFAEnabled,
 		},
 	}
+	if f := iss.Session.FactorAt; f != nil {
+		c.Assurance.FactorAt = *f
+	}
+	return c
 }
 
 // Reload reads the account id as stored now.

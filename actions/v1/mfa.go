@@ -83,7 +83,7 @@ func (a *TOTPEnroll) Spec() action.Spec {
 	s := mfaSpec(a.Accounts.Kind, "TOTPEnroll", "totp/enroll",
 		"Start setting up an authenticator app: a pending secret, its otpauth URL, and qrCode, a PNG data URL of a QR code of that URL",
 		a.Accounts.Kind.Codes.SecondFactor.TOTPAlreadyEnabled)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	return s
 }
 
@@ -126,7 +126,7 @@ func (a *TOTPConfirm) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes.SecondFactor
 	s := mfaSpec(a.Accounts.Kind, "TOTPConfirm", "totp/confirm", "Confirm the authenticator app with a code; every other session ends",
 		c.TOTPNotPending, c.InvalidTOTPCode)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	s.SameSite = true // sets the refresh cookie
 	return s
 }
@@ -151,7 +151,7 @@ func (a *TOTPDisable) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes.SecondFactor
 	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode,
 		errorcodes.TooManyRequests)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	return s
 }
 
@@ -179,7 +179,7 @@ type RecoveryCodesResult struct {
 func (a *RecoveryCodesRegenerate) Spec() action.Spec {
 	s := mfaSpec(a.Accounts.Kind, "RecoveryCodesRegenerate", "recoverycodes/regenerate", "Replace your recovery codes",
 		a.Accounts.Kind.Codes.SecondFactor.MFANotEnabled)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	return s
 }
 

@@ -108,7 +108,7 @@ type PasskeyRegisterOptions struct {
 func (a *PasskeyRegisterOptions) Spec() action.Spec {
 	s := passkeySpec(a.Accounts.Kind, "PasskeyRegisterOptions", "registeroptions",
 		"Start adding a passkey: the options of navigator.credentials.create()", errorcodes.ServiceUnavailable)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	return s
 }
 
@@ -140,7 +140,7 @@ func (a *PasskeyRegister) Spec() action.Spec {
 	k := a.Accounts.Kind
 	s := passkeySpec(k, "PasskeyRegister", "register", "Finish adding a passkey",
 		k.Codes.Passkey.InvalidChallenge, k.Codes.SecondFactor.InvalidWebAuthnResponse, errorcodes.ServiceUnavailable)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	s.Status = http.StatusCreated
 	return s
 }
@@ -194,7 +194,7 @@ type PasskeyIDArgs struct {
 func (a *PasskeyRemove) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes.Passkey
 	s := passkeySpec(a.Accounts.Kind, "PasskeyRemove", "remove", "Remove a passkey", c.NotFound, c.LastSignInMethod)
-	s.Reauth = action.ReauthRecent
+	s.Reauth = action.ReauthFactor
 	return s
 }
 
