@@ -53,7 +53,7 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
-	s.trustClient(ctx, acc.Email, o)
+	s.trustPassword(ctx, acc.Email, o)
 	if p != nil && p.method == models.MethodRecoveryCode {
 		s.notice(ctx, acc, mail.RecoveryCodeUsed)
 	}

@@ -102,13 +102,17 @@ func (e *LimitedError) Is(target error) bool { return target == ErrLimited }
 // ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
 // presenting device (the client's device value, "" if none), must wait
 // before it may be evaluated (zero: now); Failed reports an evaluated
-// attempt that failed, and Succeeded one that proved the client holds the
-// account: the account then trusts the client, and Succeeded returns the
-// device value the client should keep. Implementations fail open.
+// attempt that failed, and Succeeded a login that completed every factor
+// it owed: the account then trusts the client, for passwords and second
+// factors, and Succeeded returns the device value the client should keep.
+// Proved is Succeeded for a proof of the password or the mailbox alone (a
+// reset, a password change, a password re-authentication), which trusts
+// the client for passwords only. Implementations fail open.
 type Throttle interface {
 	Wait(ctx context.Context, email, ip, device string) time.Duration
 	Failed(ctx context.Context, email, ip, device string)
 	Succeeded(ctx context.Context, email, ip, device string) string
+	Proved(ctx context.Context, email, ip, device string) string
 }
 
 // Origin describes where a session is opened from.
