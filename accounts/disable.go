@@ -23,7 +23,7 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.slowed(ctx, acc, o); err != nil {
+	if err := s.gate(ctx, acc, o); err != nil {
 		return nil, err
 	}
 	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
@@ -47,7 +47,7 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 		})
 	}
 	if wrongFactor(err) {
-		if ferr := s.factorFailed(ctx, s.DB, acc, method, o, map[string]any{"context": "disable"}); ferr != nil {
+		if ferr := s.factorFailed(ctx, acc, method, o, map[string]any{"context": "disable"}, nil); ferr != nil {
 			return nil, ferr
 		}
 		return nil, ErrInvalidTOTPCode
@@ -65,7 +65,7 @@ func (s *Service) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID,
 	if _, err := s.lockActive(ctx, tx, owner); err != nil {
 		return nil, err
 	}
-	if err := s.spend(ctx, tx, p, now, o); err != nil {
+	if err := s.spendChecked(ctx, tx, owner, p, now, o); err != nil {
 		return nil, err
 	}
 	gone, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), owner)

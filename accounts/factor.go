@@ -115,14 +115,6 @@ func (s *Service) recoveryUsed(ctx context.Context, tx *sqlx.Tx, owner, session 
 	return f.RecoveryCodesRemaining, s.record(ctx, tx, models.EventRecoveryCodeUsed, owner, session, o, data)
 }
 
-// factorFailed records a wrong second factor of the owner: its security
-// event, and a failure of the account in the per-account slow-down.
-func (s *Service) factorFailed(ctx context.Context, db models.DB, acc *models.Account, method string, o Origin, data map[string]any) error {
-	s.throttleFailed(ctx, acc.Email, o)
-	data["method"] = method
-	return s.record(ctx, db, models.EventMFAChallengeFailed, acc.ID, uuid.Nil, o, data)
-}
-
 // StrictThrottle is a Throttle that can also check a second factor's
 // attempt (implemented by ratelimit.SlowDown): CheckFactor spares the
 // account's count only to a client trusted by a completed login, and

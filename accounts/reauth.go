@@ -29,7 +29,12 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.slowed(ctx, acc, o); err != nil {
+	if f == nil {
+		err = s.slowed(ctx, acc, o)
+	} else {
+		err = s.gate(ctx, acc, o)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var p *proof
@@ -46,7 +51,7 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	}
 	if f != nil && wrongFactor(err) {
 		data := map[string]any{"context": "reauthenticate"}
-		if ferr := s.factorFailed(ctx, s.DB, acc, f.Method, o, data); ferr != nil {
+		if ferr := s.factorFailed(ctx, acc, f.Method, o, data, nil); ferr != nil {
 			return nil, ferr
 		}
 	}
@@ -86,7 +91,7 @@ func (s *Service) reassure(ctx context.Context, acc *models.Account, session uui
 		}
 		method, level := models.MethodPassword, int16(1)
 		if p != nil {
-			if err := s.spend(ctx, tx, p, now, o); err != nil {
+			if err := s.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
 				return err
 			}
 			method, level = p.method, 2

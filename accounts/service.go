@@ -196,6 +196,8 @@ type Service struct {
 	Challenges models.ChallengeStore
 	// Factors stores the second factors.
 	Factors models.FactorStore
+	// MFAFailures keeps the owners' second-factor budgets.
+	MFAFailures *models.MFAFailureStore
 	// Identities stores the users' identity-provider identities (users
 	// only: an admin has none).
 	Identities models.IdentityStore
@@ -216,23 +218,24 @@ type Service struct {
 // prepared on db.
 func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher, refreshTTL time.Duration, log *slog.Logger) *Service {
 	return &Service{
-		Kind:       kind,
-		DB:         db,
-		Accounts:   models.NewAccountStore(kind.Tables).Prepared(db),
-		Sessions:   models.NewSessionStore(kind.Tables).Prepared(db),
-		Tokens:     tokens,
-		Hasher:     hasher,
-		RefreshTTL: refreshTTL,
-		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
-		Log:        log,
-		OneTime:    models.TokenStore{}.Prepared(db),
-		Events:     models.EventStore{}.Prepared(db),
-		MFA:        DefaultMFASettings(),
-		Challenges: models.ChallengeStore{}.Prepared(db),
-		Factors:    models.FactorStore{}.Prepared(db),
-		Identities: models.IdentityStore{}.Prepared(db),
-		Passkeys:   models.PasskeyStore{}.Prepared(db),
-		Ceremonies: models.CeremonyStore{}.Prepared(db),
+		Kind:        kind,
+		DB:          db,
+		Accounts:    models.NewAccountStore(kind.Tables).Prepared(db),
+		Sessions:    models.NewSessionStore(kind.Tables).Prepared(db),
+		Tokens:      tokens,
+		Hasher:      hasher,
+		RefreshTTL:  refreshTTL,
+		Now:         func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		Log:         log,
+		OneTime:     models.TokenStore{}.Prepared(db),
+		Events:      models.EventStore{}.Prepared(db),
+		MFA:         DefaultMFASettings(),
+		Challenges:  models.ChallengeStore{}.Prepared(db),
+		Factors:     models.FactorStore{}.Prepared(db),
+		MFAFailures: models.NewMFAFailureStore(kind.Tables).Prepared(db),
+		Identities:  models.IdentityStore{}.Prepared(db),
+		Passkeys:    models.PasskeyStore{}.Prepared(db),
+		Ceremonies:  models.CeremonyStore{}.Prepared(db),
 	}
 }
 
