@@ -304,12 +304,11 @@ func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, 
 
 // ResetPassword sets a new password with a reset token: the token is
 // consumed, the owner's other unused one-time tokens voided, the token
-// version incremented, a spent second-factor budget lifted and every
-// session revoked, in one transaction. It does not log in, but the
-// account then trusts the client that completed it for passwords (see
-// trustPassword), whose device value it returns. The token is checked
-// before the password is hashed, so that a random token costs no hashing
-// work; the transaction takes it only if it
+// version incremented and every session revoked, in
+// one transaction. It does not log in, but the account then trusts the
+// client that completed it (for passwords: see trustPassword), whose device value it
+// returns. The token is checked before the password is hashed, so that a
+// random token costs no hashing work; the transaction takes it only if it
 // is still unused, so of concurrent resets with one token exactly one
 // succeeds.
 func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Origin) (device string, err error) {
