@@ -98,7 +98,8 @@ func mfaFailuresOf(t testing.TB, s *testServer, table, id string) int {
 // USER_TOO_MANY_MFA_FAILURES (no Retry-After: it lasts until a reset),
 // from the owner's own browser too, and the refusal is neither evaluated
 // nor counted. A password re-authentication still works; one with a
-// factor is refused. A password reset lifts the stop.
+// factor, and turning TOTP off, are refused. A password reset lifts the
+// stop.
 func TestMFABudgetStopsTheSecondStep(t *testing.T) {
 	t.Parallel()
 	s, smtp, clock, m := budgetServer(t)
@@ -133,6 +134,8 @@ func TestMFABudgetStopsTheSecondStep(t *testing.T) {
 		return m.c.call(http.MethodPost, "/v1/users/reauthenticate", args, m.auth()...)
 	}
 	reauth(map[string]any{"method": "totp", "code": totpAt(t, m.secret, clock.Now())}).want(t, 429, "USER_TOO_MANY_MFA_FAILURES")
+	m.c.call(http.MethodPost, "/v1/users/mfa/totp/disable", map[string]any{"code": m.codes[1]}, m.auth()...).
+		want(t, 429, "USER_TOO_MANY_MFA_FAILURES")
 	reauth(map[string]any{"password": strongPassword}).want(t, 200, "")
 	if n := mfaFailuresOf(t, s, "users", m.id); n != 100 {
 		t.Errorf("mfa_failures = %d after refused attempts, want 100", n)
