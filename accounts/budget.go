@@ -52,12 +52,6 @@ func (s *Service) factorStopped(ctx context.Context, db models.DB, owner uuid.UU
 	return nil
 }
 
-// factorSucceeded sets the owner's count of consecutive failures back to
-// 0, in the transaction that spends a second factor.
-func (s *Service) factorSucceeded(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
-	return s.MFAFailures.Clear(ctx, tx, owner)
-}
-
 // factorFailed records a wrong second factor of the owner: a failure of
 // the account in the per-account slow-down, then, in one transaction, a
 // failure of its budget (locking the owner's row first, as every change
@@ -97,7 +91,7 @@ func (s *Service) spendChecked(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID
 	if err := s.spend(ctx, tx, p, now, o); err != nil {
 		return err
 	}
-	return s.factorSucceeded(ctx, tx, owner)
+	return s.MFAFailures.Clear(ctx, tx, owner)
 }
 
 // gate refuses a second factor of acc before anything is checked: with

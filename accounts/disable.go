@@ -17,7 +17,9 @@ import (
 // wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was,
 // and counts in the per-account slow-down (a *SlowedDownError before
 // anything is checked) with an mfa_challenge_failed event, as in Verify
-// and Reauthenticate; ErrMFANotEnabled means there is no confirmed TOTP.
+// and Reauthenticate (and in the second-factor budget: a spent one is
+// ErrTooManyMFAFailures); ErrMFANotEnabled means there is no confirmed
+// TOTP.
 func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if err != nil {

@@ -20,7 +20,9 @@ import (
 // A wrong password is ErrInvalidCredentials, a wrong second factor the
 // method's "invalid" error; both count as failures of the account in the
 // per-account slow-down, which refuses attempts it makes wait with
-// *SlowedDownError before anything is checked.
+// *SlowedDownError before anything is checked; a second factor counts in
+// the second-factor budget too, and is refused with ErrTooManyMFAFailures
+// once that is spent (a password is not).
 func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, password string, f *SecondFactor, o Origin) (*models.Session, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner) // with its password hash
 	if errors.Is(err, models.ErrNotFound) {

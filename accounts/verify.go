@@ -22,7 +22,9 @@ import (
 // code) is the method's "invalid" error: it counts as an attempt of the
 // challenge, which burns after MFASettings.MaxAttempts of them, and as a
 // failure of the account in the per-account slow-down, which refuses
-// attempts it makes wait with *SlowedDownError before anything is checked.
+// attempts it makes wait with *SlowedDownError before anything is checked,
+// and in its second-factor budget, which once spent refuses every attempt
+// with ErrTooManyMFAFailures (see budget.go).
 func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Origin) (*Issued, error) {
 	ch, err := s.liveChallenge(ctx, raw)
 	if err != nil {
@@ -79,9 +81,6 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 		if err != nil {
 			return err
 		}
-		if err := s.factorStopped(ctx, tx, acc.ID); err != nil {
-			return err
-		}
 		ok, err := s.Challenges.Consume(ctx, tx, ch.ID, s.MFA.MaxAttempts, now)
 		if err != nil {
 			return err
@@ -89,10 +88,7 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 		if !ok {
 			return ErrInvalidMFAToken // completed, burnt or voided meanwhile
 		}
-		if err := s.spend(ctx, tx, p, now, o); err != nil {
-			return err
-		}
-		if err := s.factorSucceeded(ctx, tx, acc.ID); err != nil {
+		if err := s.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
 			return err
 		}
 		out, err = s.openSession(ctx, tx, grant{
