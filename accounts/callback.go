@@ -130,6 +130,9 @@ func (f *Federation) identify(ctx context.Context, flow *models.Flow, in Callbac
 		return nil, err // a wrong DATA_ENCRYPTION_KEY: an internal error, not the provider's
 	}
 	id, err := f.Providers.Exchange(ctx, flow.Provider, in.Code, string(verifier), in.Issuer)
+	if errors.Is(err, federation.ErrNoIssuer) {
+		return nil, fail(ErrOIDCProvider, "no_issuer")
+	}
 	if err != nil {
 		f.Users.Log.Warn("identity provider answer refused", "provider", flow.Provider, "error", err.Error())
 		return nil, fail(ErrOIDCProvider, "token_rejected")

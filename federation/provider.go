@@ -44,6 +44,9 @@ var (
 	// ErrRejected: the provider refused the code, or answered an ID token
 	// that does not verify.
 	ErrRejected = errors.New("federation: provider answer rejected")
+	// ErrNoIssuer: an authorization response without iss from a provider
+	// that says it sends one (it is ErrRejected too).
+	ErrNoIssuer = fmt.Errorf("%w: the provider sends iss in its authorization responses and this one has none", ErrRejected)
 )
 
 // fetchTimeout bounds each request to a provider.
@@ -140,7 +143,7 @@ func (r *Registry) Exchange(ctx context.Context, id, code, verifier, iss string)
 		return nil, err
 	}
 	if d.issParam && iss == "" {
-		return nil, fmt.Errorf("%w: the provider sends iss in its authorization responses and this one has none", ErrRejected)
+		return nil, ErrNoIssuer
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, oauth2.HTTPClient, r.cfg.Client), fetchTimeout)
 	defer cancel()

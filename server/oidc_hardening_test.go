@@ -161,6 +161,13 @@ func TestOIDCIssRequiredWhenAdvertised(t *testing.T) {
 	if n := w.count(`SELECT count(*) FROM users`); n != 0 {
 		t.Errorf("users: %d, want none", n)
 	}
+	u := register(t, w.s.client(), "web")
+	cb = w.atProvider(u.c, linkStart(u.c, u).want(t, 200, "").str("url"), w.person(map[string]any{"email": uniqueEmail()}))
+	wantLandingError(t, w.landing(w.callback(u.c, stripIss(t, cb))), "USER_BAD_REQUEST_OIDC_PROVIDER_ERROR")
+	if n := w.count(`SELECT count(*) FROM security_events WHERE owner_id = $1 AND type = 'identity_login_failed'
+		AND data->>'reason' = 'no_issuer'`, u.id); n != 1 {
+		t.Errorf("identity_login_failed events with reason no_issuer: %d, want 1", n)
+	}
 
 	quiet := newOIDCWorld(t, nil)
 	quiet.p.Proxy.EditDiscovery(func(doc map[string]any) { delete(doc, "authorization_response_iss_parameter_supported") })
