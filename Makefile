@@ -1,8 +1,9 @@
-# actionkit: make run starts the server, make test runs every test.
+# actionkit: make run starts the server, make test runs every test, make check
+# the fast loop (vet and every package but ./server).
 GO ?= go
 FUZZTIME ?= 15s
 
-.PHONY: run test build services browser vet fuzz clean bench
+.PHONY: run test check build services browser vet fuzz clean bench
 
 ## run: start PostgreSQL and Redis if needed, then the server (all roles)
 run: services
@@ -17,6 +18,13 @@ test: services browser
 	$(GO) test -race -count=1 -timeout 30m ./server ./...
 	cd bench && $(GO) test -race -count=1 -timeout 10m ./...
 	$(GO) test -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./framework/fuzz
+
+## check: the loop while working: go vet, then every package's tests with the
+## race detector except ./server (whose end-to-end tests take minutes); the
+## engine's own tests (accounts, actions) give their answer in seconds
+check: services
+	$(GO) vet ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/server$$')
 
 ## build: the server as one binary
 build:
