@@ -38,8 +38,8 @@ var ErrTooManyMFAFailures = errors.New("accounts: too many failed second factors
 // owner whose budget is spent. Read in the transaction that spends a
 // factor, after the owner's row is locked, it is exact: a failure counted
 // meanwhile has committed.
-func (s *Service) factorStopped(ctx context.Context, db models.DB, owner uuid.UUID) error {
-	n, err := s.MFAFailures.Count(ctx, db, owner)
+func (sf *SecondFactors) factorStopped(ctx context.Context, db models.DB, owner uuid.UUID) error {
+	n, err := sf.Engine.MFAFailures.Count(ctx, db, owner)
 	if errors.Is(err, models.ErrNotFound) {
 		return ErrInactive
 	}
@@ -58,11 +58,11 @@ func (s *Service) factorStopped(ctx context.Context, db models.DB, owner uuid.UU
 // that spends a factor does), what also runs (the login challenge's
 // attempt; nil for none), and the security event with data. When the
 // count reaches the notice threshold the owner is mailed after commit.
-func (s *Service) factorFailed(ctx context.Context, acc *models.Account, method string, o Origin, data map[string]any, also func(tx *sqlx.Tx) error) error {
-	s.throttleFailed(ctx, acc.Email, o)
+func (sf *SecondFactors) factorFailed(ctx context.Context, acc *models.Account, method string, o Origin, data map[string]any, also func(tx *sqlx.Tx) error) error {
+	throttled{sf.Engine.Throttle}.failed(ctx, acc.Email, o)
 	notice := false
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		f, err := s.MFAFailures.Failed(ctx, tx, acc.ID, s.Now(), MFAFailureNotice, MFAFailureNoticeEvery)
+	err := models.Transact(ctx, sf.Engine.DB, func(tx *sqlx.Tx) error {
+		f, err := sf.Engine.MFAFailures.Failed(ctx, tx, acc.ID, sf.Engine.Now(), MFAFailureNotice, MFAFailureNoticeEvery)
 		if err != nil {
 			return err
 		}
@@ -73,10 +73,10 @@ func (s *Service) factorFailed(ctx context.Context, acc *models.Account, method 
 			}
 		}
 		data["method"], data["consecutive"] = method, f.Count
-		return s.record(ctx, tx, models.EventMFAChallengeFailed, acc.ID, uuid.Nil, o, data)
+		return sf.Engine.record(ctx, tx, models.EventMFAChallengeFailed, acc.ID, uuid.Nil, o, data)
 	})
 	if err == nil && notice {
-		s.notice(ctx, acc, mail.MFAFailures)
+		sf.Engine.notices().send(ctx, acc, mail.MFAFailures)
 	}
 	return err
 }
@@ -84,22 +84,22 @@ func (s *Service) factorFailed(ctx context.Context, acc *models.Account, method 
 // spendChecked spends p in tx (see spend) unless the owner's budget is
 // spent, and sets the count of consecutive failures back to 0. The caller
 // has locked the owner's row.
-func (s *Service) spendChecked(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, p *proof, now time.Time, o Origin) error {
-	if err := s.factorStopped(ctx, tx, owner); err != nil {
+func (sf *SecondFactors) spendChecked(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, p *proof, now time.Time, o Origin) error {
+	if err := sf.factorStopped(ctx, tx, owner); err != nil {
 		return err
 	}
-	if err := s.spend(ctx, tx, p, now, o); err != nil {
+	if err := sf.spend(ctx, tx, p, now, o); err != nil {
 		return err
 	}
-	return s.MFAFailures.Clear(ctx, tx, owner)
+	return sf.Engine.MFAFailures.Clear(ctx, tx, owner)
 }
 
 // gate refuses a second factor of acc before anything is checked: with
 // ErrTooManyMFAFailures when its budget is spent, with the per-account
 // slow-down's answer (see slowed) when that makes it wait.
-func (s *Service) gate(ctx context.Context, acc *models.Account, o Origin) error {
-	if err := s.factorStopped(ctx, s.DB, acc.ID); err != nil {
+func (sf *SecondFactors) gate(ctx context.Context, acc *models.Account, o Origin) error {
+	if err := sf.factorStopped(ctx, sf.Engine.DB, acc.ID); err != nil {
 		return err
 	}
-	return s.slowed(ctx, acc, o)
+	return sf.slowed(ctx, acc, o)
 }

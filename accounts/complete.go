@@ -215,7 +215,7 @@ func (s *Service) continueSession(ctx context.Context, tx *sqlx.Tx, old *models.
 // failures and trusts it, by address and by device (trustClient), and the
 // answer carries the device value the client should keep.
 func (s *Service) loggedIn(ctx context.Context, o *opened) (*Issued, error) {
-	device := s.trustClient(ctx, o.account.Email, o.origin)
+	device := throttled{s.Throttle}.trustClient(ctx, o.account.Email, o.origin)
 	iss, err := s.issue(o.account, o.session, o.raw)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func TestChangePassword(t *testing.T) {
 	other := users.NewSession(t, acc, action.Web)
 	users.Forget()
 	const next = "Another-horse-battery-7"
-	iss, err := users.ChangePassword(t.Context(), acc.ID, caller.Session.ID, accountstest.Password, next, accountstest.Origin(action.Web))
+	iss, err := users.Credentials.ChangePassword(t.Context(), acc.ID, caller.Session.ID, accountstest.Password, next, accountstest.Origin(action.Web))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestChangePasswordRefusals(t *testing.T) {
 	users, o := env.Users, accountstest.Origin(action.Web)
 	acc, iss := users.LoggedIn(t, action.Web)
 	change := func(current, next string) error {
-		_, err := users.ChangePassword(t.Context(), acc.ID, iss.Session.ID, current, next, o)
+		_, err := users.Credentials.ChangePassword(t.Context(), acc.ID, iss.Session.ID, current, next, o)
 		return err
 	}
 	if err := change(accountstest.Password, accountstest.Password); !errors.Is(err, accounts.ErrSamePassword) {
@@ -93,10 +93,10 @@ func TestChangePasswordRefusals(t *testing.T) {
 		t.Errorf("from an ended session: %v, want ErrSessionEnded", err)
 	}
 	inactive, its := users.LoggedIn(t, action.Web)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.ChangePassword(t.Context(), inactive.ID, its.Session.ID, accountstest.Password, "Another-horse-battery-7", o); !errors.Is(err, accounts.ErrInactive) {
+	if _, err := users.Credentials.ChangePassword(t.Context(), inactive.ID, its.Session.ID, accountstest.Password, "Another-horse-battery-7", o); !errors.Is(err, accounts.ErrInactive) {
 		t.Errorf("an inactive account: %v, want ErrInactive", err)
 	}
 	for _, a := range []*models.Account{acc, inactive} {
@@ -118,7 +118,7 @@ func TestRequestPasswordReset(t *testing.T) {
 	env := newEnv(t)
 	o := accountstest.Origin(action.Web)
 	for _, email := range []string{" Someone@Example.COM ", accountstest.NewEmail()} {
-		if err := env.Users.RequestPasswordReset(t.Context(), email, o); err != nil {
+		if err := env.Users.Credentials.RequestPasswordReset(t.Context(), email, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,7 +130,7 @@ func TestRequestPasswordReset(t *testing.T) {
 	if len(env.Mails(t, "someone@example.com")) != 0 {
 		t.Error("the request itself queued a mail")
 	}
-	if err := env.Admins.RequestPasswordReset(t.Context(), "a@example.com", o); !errors.Is(err, accounts.ErrMailUnavailable) {
+	if err := env.Admins.Credentials.RequestPasswordReset(t.Context(), "a@example.com", o); !errors.Is(err, accounts.ErrMailUnavailable) {
 		t.Errorf("without mail: %v, want ErrMailUnavailable", err)
 	}
 }
@@ -145,7 +145,7 @@ func TestRunPasswordResetRequest(t *testing.T) {
 	users, o := env.Users, accountstest.Origin(action.Web)
 	acc := users.NewAccount(t)
 	for i := range accounts.MailBound + 1 {
-		if err := users.RunPasswordResetRequest(t.Context(), acc.Email, o); err != nil {
+		if err := users.Credentials.RunPasswordResetRequest(t.Context(), acc.Email, o); err != nil {
 			t.Fatal(err)
 		}
 		ev := users.EventsOf(t, acc.ID)[0]
@@ -159,19 +159,19 @@ func TestRunPasswordResetRequest(t *testing.T) {
 	if len(mails) != accounts.MailBound || mails[0].Kind != mail.PasswordReset || !strings.HasPrefix(mails[0].Link, "https://app.example/reset?token=") {
 		t.Fatalf("mails %+v, want %d reset mails", mails, accounts.MailBound)
 	}
-	if _, err := users.ResetPassword(t.Context(), accountstest.TokenOf(t, mails[0]), "Another-horse-battery-7", o); !errors.Is(err, accounts.ErrInvalidToken) {
+	if _, err := users.Credentials.ResetPassword(t.Context(), accountstest.TokenOf(t, mails[0]), "Another-horse-battery-7", o); !errors.Is(err, accounts.ErrInvalidToken) {
 		t.Errorf("a token voided by a later one: %v, want ErrInvalidToken", err)
 	}
-	if _, err := users.ResetPassword(t.Context(), accountstest.TokenOf(t, mails[len(mails)-1]), "Another-horse-battery-7", o); err != nil {
+	if _, err := users.Credentials.ResetPassword(t.Context(), accountstest.TokenOf(t, mails[len(mails)-1]), "Another-horse-battery-7", o); err != nil {
 		t.Errorf("the latest token: %v", err)
 	}
 
 	inactive := users.NewAccount(t)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, email := range []string{inactive.Email, accountstest.NewEmail()} {
-		if err := users.RunPasswordResetRequest(t.Context(), email, o); err != nil {
+		if err := users.Credentials.RunPasswordResetRequest(t.Context(), email, o); err != nil {
 			t.Fatal(err)
 		}
 		if mails := env.Mails(t, email); len(mails) != 0 {
@@ -197,7 +197,7 @@ func TestResetPassword(t *testing.T) {
 	token := resetToken(t, env, acc)
 	users.Forget()
 	const next = "Another-horse-battery-7"
-	device, err := users.ResetPassword(t.Context(), token, next, o)
+	device, err := users.Credentials.ResetPassword(t.Context(), token, next, o)
 	if err != nil || device == "" {
 		t.Fatalf("ResetPassword = %q, %v", device, err)
 	}
@@ -218,7 +218,7 @@ func TestResetPassword(t *testing.T) {
 	expired := resetToken(t, env, users.NewAccount(t))
 	inactive := users.NewAccount(t)
 	ofInactive := resetToken(t, env, inactive)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	verify, err := users.Register(t.Context(), accounts.NewAccount{Email: accountstest.NewEmail(), Password: accountstest.Password}, o)
@@ -231,12 +231,12 @@ func TestResetPassword(t *testing.T) {
 		"used": token, "malformed": "not-a-token", "unknown": unknown, "of an inactive owner": ofInactive,
 		"for verification": accountstest.TokenOf(t, env.Mails(t, verify.Account.Email)[0]),
 	} {
-		if _, err := users.ResetPassword(t.Context(), raw, next, o); !errors.Is(err, accounts.ErrInvalidToken) {
+		if _, err := users.Credentials.ResetPassword(t.Context(), raw, next, o); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Errorf("a token %s: %v, want ErrInvalidToken", name, err)
 		}
 	}
 	env.Clock.Advance(accountstest.ResetTTL / 2)
-	if _, err := users.ResetPassword(t.Context(), expired, next, o); !errors.Is(err, accounts.ErrInvalidToken) {
+	if _, err := users.Credentials.ResetPassword(t.Context(), expired, next, o); !errors.Is(err, accounts.ErrInvalidToken) {
 		t.Errorf("an expired token: %v, want ErrInvalidToken", err)
 	}
 	if got := users.Reload(t, inactive.ID); got.Password != inactive.Password {
@@ -247,7 +247,7 @@ func TestResetPassword(t *testing.T) {
 // resetToken runs a reset request of acc and returns the token mailed.
 func resetToken(t *testing.T, env *accountstest.Env, acc *models.Account) string {
 	t.Helper()
-	if err := env.Users.RunPasswordResetRequest(t.Context(), acc.Email, accountstest.Origin(action.Web)); err != nil {
+	if err := env.Users.Credentials.RunPasswordResetRequest(t.Context(), acc.Email, accountstest.Origin(action.Web)); err != nil {
 		t.Fatal(err)
 	}
 	mails := env.Mails(t, acc.Email)
@@ -271,7 +271,7 @@ func TestVerifyEmail(t *testing.T) {
 		t.Errorf("login before verification: %v, want ErrNotVerified", err)
 	}
 	token := accountstest.TokenOf(t, env.Mails(t, email)[0])
-	acc, err := users.VerifyEmail(t.Context(), token, o)
+	acc, err := users.Credentials.VerifyEmail(t.Context(), token, o)
 	if err != nil || acc.ID != iss.Account.ID || acc.EmailVerifiedAt == nil {
 		t.Fatalf("VerifyEmail = %+v, %v", acc, err)
 	}
@@ -285,12 +285,12 @@ func TestVerifyEmail(t *testing.T) {
 		t.Errorf("login after verification: %v", err)
 	}
 	other := users.NewAccount(t)
-	if err := users.RunPasswordResetRequest(t.Context(), other.Email, o); err != nil {
+	if err := users.Credentials.RunPasswordResetRequest(t.Context(), other.Email, o); err != nil {
 		t.Fatal(err)
 	}
 	reset := accountstest.TokenOf(t, env.Mails(t, other.Email)[0])
 	for name, raw := range map[string]string{"used": token, "malformed": "x", "for a reset": reset} {
-		if _, err := users.VerifyEmail(t.Context(), raw, o); !errors.Is(err, accounts.ErrInvalidToken) {
+		if _, err := users.Credentials.VerifyEmail(t.Context(), raw, o); !errors.Is(err, accounts.ErrInvalidToken) {
 			t.Errorf("a token %s: %v, want ErrInvalidToken", name, err)
 		}
 	}
@@ -312,7 +312,7 @@ func TestRequestEmailVerification(t *testing.T) {
 	id := iss.Account.ID
 	for i := 2; i <= accounts.MailBound+1; i++ {
 		env.Clock.Advance(time.Second) // each mail's content outlives the one before
-		sent, err := users.RequestEmailVerification(t.Context(), id)
+		sent, err := users.Credentials.RequestEmailVerification(t.Context(), id)
 		if want := i <= accounts.MailBound; err != nil || sent != want {
 			t.Errorf("request %d: sent %v, %v; want %v", i, sent, err, want)
 		}
@@ -321,14 +321,14 @@ func TestRequestEmailVerification(t *testing.T) {
 	if len(mails) != accounts.MailBound || mails[len(mails)-1].Kind != mail.EmailVerify {
 		t.Fatalf("%d mails, want %d verification mails", len(mails), accounts.MailBound)
 	}
-	if _, err := users.VerifyEmail(t.Context(), accountstest.TokenOf(t, mails[len(mails)-1]), o); err != nil {
+	if _, err := users.Credentials.VerifyEmail(t.Context(), accountstest.TokenOf(t, mails[len(mails)-1]), o); err != nil {
 		t.Fatal(err)
 	}
 	env.Clock.Advance(accounts.MailBoundWindow)
-	if sent, err := users.RequestEmailVerification(t.Context(), id); err != nil || sent {
+	if sent, err := users.Credentials.RequestEmailVerification(t.Context(), id); err != nil || sent {
 		t.Errorf("a verified address: sent %v, %v; want nothing", sent, err)
 	}
-	if _, err := env.Admins.RequestEmailVerification(t.Context(), env.Admins.NewAccount(t).ID); !errors.Is(err, accounts.ErrMailUnavailable) {
+	if _, err := env.Admins.Credentials.RequestEmailVerification(t.Context(), env.Admins.NewAccount(t).ID); !errors.Is(err, accounts.ErrMailUnavailable) {
 		t.Errorf("without mail: %v, want ErrMailUnavailable", err)
 	}
 }

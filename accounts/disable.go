@@ -20,15 +20,15 @@ import (
 // and Reauthenticate (and in the second-factor budget: a spent one is
 // ErrTooManyMFAFailures); ErrMFANotEnabled means there is no confirmed
 // TOTP.
-func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
-	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
+func (sf *SecondFactors) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
+	acc, err := sf.Engine.Accounts.ByID(ctx, sf.Engine.DB, owner)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.gate(ctx, acc, o); err != nil {
+	if err := sf.gate(ctx, acc, o); err != nil {
 		return nil, err
 	}
-	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
+	row, err := sf.Engine.Factors.TOTP(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), owner)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && row.ConfirmedAt == nil) {
 		return nil, ErrMFANotEnabled
 	}
@@ -39,17 +39,17 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 	if _, digits := normalizeTOTP(code); digits {
 		method = FactorTOTP
 	}
-	p, err := s.check(ctx, owner, SecondFactor{Method: method, Code: code}, models.Binding{})
+	p, err := sf.check(ctx, owner, SecondFactor{Method: method, Code: code}, models.Binding{})
 	var changed *models.Account
 	if err == nil {
-		err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		err = models.Transact(ctx, sf.Engine.DB, func(tx *sqlx.Tx) error {
 			var err error
-			changed, err = s.disableTOTP(ctx, tx, owner, p, o)
+			changed, err = sf.disableTOTP(ctx, tx, owner, p, o)
 			return err
 		})
 	}
 	if wrongFactor(err) {
-		if ferr := s.factorFailed(ctx, acc, method, o, map[string]any{"context": "disable"}, nil); ferr != nil {
+		if ferr := sf.factorFailed(ctx, acc, method, o, map[string]any{"context": "disable"}, nil); ferr != nil {
 			return nil, ferr
 		}
 		return nil, ErrInvalidTOTPCode
@@ -57,38 +57,38 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 	if err != nil {
 		return nil, err
 	}
-	s.notice(ctx, changed, mail.MFADisabled)
+	sf.Engine.notices().send(ctx, changed, mail.MFADisabled)
 	return changed, nil
 }
 
 // disableTOTP is the transaction of DisableTOTP.
-func (s *Service) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, p *proof, o Origin) (*models.Account, error) {
-	now := s.Now()
-	if _, err := s.lockActive(ctx, tx, owner); err != nil {
+func (sf *SecondFactors) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, p *proof, o Origin) (*models.Account, error) {
+	now := sf.Engine.Now()
+	if _, err := sf.Engine.lockActive(ctx, tx, owner); err != nil {
 		return nil, err
 	}
-	if err := s.spendChecked(ctx, tx, owner, p, now, o); err != nil {
+	if err := sf.spendChecked(ctx, tx, owner, p, now, o); err != nil {
 		return nil, err
 	}
-	gone, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), owner)
+	gone, err := sf.Engine.Factors.DeleteTOTP(ctx, tx, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return nil, err
 	}
 	if !gone {
 		return nil, ErrMFANotEnabled
 	}
-	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+	f, err := sf.Engine.Factors.Factors(ctx, tx, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return nil, err
 	}
 	if !factorsEnabled(f) {
-		if err := s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), owner); err != nil {
+		if err := sf.Engine.Factors.DeleteRecoveryCodes(ctx, tx, string(sf.Engine.Kind.Type), owner); err != nil {
 			return nil, err
 		}
 	}
 	data := map[string]any{"method": FactorTOTP, "provedWith": p.method}
-	if err := s.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
+	if err := sf.Engine.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
 		return nil, err
 	}
-	return s.Accounts.ByID(ctx, tx, owner)
+	return sf.Engine.Accounts.ByID(ctx, tx, owner)
 }

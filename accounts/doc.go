@@ -1,16 +1,44 @@
 // Package accounts is the account and session engine shared by every owner
-// type: registration, login, refresh-token rotation with theft detection,
-// logout and logout-all, over the stores of package models.
+// type: accounts, their sessions and every way to prove who holds one, over
+// the stores of package models.
 //
 // One Service serves one Kind. Users and admins are two Kinds of the same
 // engine; a third owner type is a Kind value plus a migration creating its
 // two tables. The engine knows nothing of HTTP: it returns the sentinel
-// errors below, and the actions map them to each kind's error codes.
+// errors declared beside each part, and the actions map them to each kind's
+// error codes.
+//
+// The engine is a few types, each with one part of the work and the
+// dependencies of that part. Each holds the Service of its kind (Engine;
+// Federation's is Users) and is built once beside it:
+//
+//   - Service: the life of a session. Register (register.go) and Login
+//     (login.go) end in the completion step (complete.go), which opens the
+//     session or, when the owner has a second factor, a second step;
+//     Refresh rotates refresh tokens with theft detection (refresh.go);
+//     Logout and LogoutAll (logout.go); the owner's sessions and security
+//     events (sessions.go); purges (purge.go). Load is the authenticator's
+//     loader of the kind's access tokens (service.go).
+//   - SecondFactors: TOTP (totp.go, disable.go), recovery codes
+//     (recovery.go), the second step of a login (secondstep.go, factor.go),
+//     the budget of failed second-factor attempts (budget.go) and
+//     re-authentication (reauth.go).
+//   - Passkeys: registration, renaming and removal (passkeys.go), the
+//     passkey login (passkeylogin.go), a passkey as a second factor
+//     (passkeyfactor.go) and the WebAuthn ceremonies (webauthn.go).
+//   - Credentials: a password change (password.go), a reset by mail
+//     (reset.go, with the clean-up of an address never verified in
+//     hijack.go) and the verification of an address (verification.go).
+//   - Management: what admins do to accounts (manage.go).
+//   - Federation: sign-in through identity providers (federation.go,
+//     callback.go, linking.go, exchange.go) and the users' identities
+//     (identities.go).
 //
 // Every state change is one transaction. Refresh, logout-all and theft
 // detection lock the owner row first and its sessions after, always in that
 // order, so concurrent presentations of one token serialise on the owner:
 // exactly one rotates it and the others find it rotated (a replay) without
 // deadlock. Work that is slow (password hashing) happens before a
-// transaction opens, and notifications (Service.Ended) after it commits.
+// transaction opens, and notifications (Service.Ended, mails) after it
+// commits.
 package accounts

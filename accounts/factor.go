@@ -53,12 +53,12 @@ func wrongFactor(err error) bool {
 // check matches f against the owner's second factors and returns what
 // spend needs, or the method's "invalid" error. Nothing is written, but a
 // passkey's ceremony (bound to b) is spent.
-func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor, b models.Binding) (*proof, error) {
+func (sf *SecondFactors) check(ctx context.Context, owner uuid.UUID, f SecondFactor, b models.Binding) (*proof, error) {
 	switch f.Method {
 	case FactorTOTP:
-		return s.checkTOTP(ctx, owner, f.Code)
+		return sf.checkTOTP(ctx, owner, f.Code)
 	case FactorRecoveryCode:
-		id, ok, err := s.matchRecoveryCode(ctx, owner, f.Code)
+		id, ok, err := sf.matchRecoveryCode(ctx, owner, f.Code)
 		if err != nil {
 			return nil, err
 		}
@@ -67,14 +67,14 @@ func (s *Service) check(ctx context.Context, owner uuid.UUID, f SecondFactor, b 
 		}
 		return &proof{method: models.MethodRecoveryCode, code: id}, nil
 	case FactorWebAuthn:
-		return s.checkWebAuthn(ctx, owner, f, b)
+		return sf.Passkeys.checkWebAuthn(ctx, owner, f, b)
 	}
 	return nil, ErrInvalidTOTPCode
 }
 
 // checkTOTP matches a code of the owner's confirmed TOTP secret.
-func (s *Service) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (*proof, error) {
-	row, step, err := s.matchOwnTOTP(ctx, owner, true, code, ErrInvalidTOTPCode)
+func (sf *SecondFactors) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (*proof, error) {
+	row, step, err := sf.matchOwnTOTP(ctx, owner, true, code, ErrInvalidTOTPCode)
 	if err != nil {
 		return nil, err
 	}
@@ -86,18 +86,18 @@ func (s *Service) checkTOTP(ctx context.Context, owner uuid.UUID, code string) (
 // the method's "invalid" error (a replay), and changes nothing. A
 // passkey's use follows its counter rule (see usePasskey); o is the
 // request, for its warning event.
-func (s *Service) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Time, o Origin) error {
+func (sf *SecondFactors) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Time, o Origin) error {
 	if p.method == models.MethodPasskey {
-		return s.spendPasskey(ctx, tx, p, o)
+		return sf.Passkeys.spendPasskey(ctx, tx, p, o)
 	}
 	if p.method == models.MethodRecoveryCode {
-		ok, err := s.Factors.UseRecoveryCode(ctx, tx, p.code, now)
+		ok, err := sf.Engine.Factors.UseRecoveryCode(ctx, tx, p.code, now)
 		if err == nil && !ok {
 			err = ErrInvalidRecoveryCode
 		}
 		return err
 	}
-	ok, err := s.Factors.UseTOTPStep(ctx, tx, p.totp, p.step, now)
+	ok, err := sf.Engine.Factors.UseTOTPStep(ctx, tx, p.totp, p.step, now)
 	if err == nil && !ok {
 		err = ErrInvalidTOTPCode
 	}
@@ -106,13 +106,13 @@ func (s *Service) spend(ctx context.Context, tx *sqlx.Tx, p *proof, now time.Tim
 
 // recoveryUsed records the use of a recovery code in tx and returns how
 // many of the owner's codes remain.
-func (s *Service) recoveryUsed(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID, o Origin, where string) (int, error) {
-	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+func (sf *SecondFactors) recoveryUsed(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID, o Origin, where string) (int, error) {
+	f, err := sf.Engine.Factors.Factors(ctx, tx, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return 0, err
 	}
 	data := map[string]any{"remaining": f.RecoveryCodesRemaining, "context": where}
-	return f.RecoveryCodesRemaining, s.record(ctx, tx, models.EventRecoveryCodeUsed, owner, session, o, data)
+	return f.RecoveryCodesRemaining, sf.Engine.record(ctx, tx, models.EventRecoveryCodeUsed, owner, session, o, data)
 }
 
 // StrictThrottle is a Throttle that can also check a second factor's
@@ -130,18 +130,18 @@ type StrictThrottle interface {
 // since the slow-down is what bounds guesses of a six-digit code across
 // challenges. A throttle that cannot check second factors apart (not a
 // StrictThrottle) is asked as for a password.
-func (s *Service) slowed(ctx context.Context, acc *models.Account, o Origin) error {
-	if s.Throttle == nil {
+func (sf *SecondFactors) slowed(ctx context.Context, acc *models.Account, o Origin) error {
+	if sf.Engine.Throttle == nil {
 		return nil
 	}
 	wait := time.Duration(0)
-	if strict, ok := s.Throttle.(StrictThrottle); ok {
+	if strict, ok := sf.Engine.Throttle.(StrictThrottle); ok {
 		var err error
 		if wait, err = strict.CheckFactor(ctx, acc.Email, o.IP, o.Device); err != nil {
 			return err
 		}
 	} else {
-		wait = s.Throttle.Wait(ctx, acc.Email, o.IP, o.Device)
+		wait = sf.Engine.Throttle.Wait(ctx, acc.Email, o.IP, o.Device)
 	}
 	if wait > 0 {
 		return &SlowedDownError{RetryAfter: wait}

@@ -23,50 +23,50 @@ const resetReason = "password_reset_unverified"
 // vouch for it) may have added them: the reset proves the mailbox, and
 // leaves only what its owner sets up next. It returns what it removed,
 // for the notice; a verified account is left as it is.
-func (s *Service) clearUnverified(ctx context.Context, tx *sqlx.Tx, acc *models.Account, o Origin, now time.Time) ([]mail.Removal, error) {
+func (c *Credentials) clearUnverified(ctx context.Context, tx *sqlx.Tx, acc *models.Account, o Origin, now time.Time) ([]mail.Removal, error) {
 	if acc.EmailVerifiedAt != nil {
 		return nil, nil
 	}
-	removed, err := s.removeIdentities(ctx, tx, acc.ID, o)
+	removed, err := c.removeIdentities(ctx, tx, acc.ID, o)
 	if err != nil {
 		return nil, err
 	}
-	more, err := s.removeFactors(ctx, tx, acc.ID, o)
+	more, err := c.removeFactors(ctx, tx, acc.ID, o)
 	if err != nil {
 		return nil, err
 	}
 	removed = append(removed, more...)
-	if _, err := s.Accounts.VerifyEmail(ctx, tx, acc.ID, now); err != nil {
+	if _, err := c.Engine.Accounts.VerifyEmail(ctx, tx, acc.ID, now); err != nil {
 		return nil, err
 	}
-	return removed, s.record(ctx, tx, models.EventEmailVerified, acc.ID, uuid.Nil, o, map[string]any{"by": "password_reset"})
+	return removed, c.Engine.record(ctx, tx, models.EventEmailVerified, acc.ID, uuid.Nil, o, map[string]any{"by": "password_reset"})
 }
 
 // removeIdentities removes every identity of the user owner, each with its
 // identity_unlinked event, and spends the result codes of sign-ins that
 // completed at a provider but were not exchanged yet (one of them could
 // otherwise log in the identity just removed).
-func (s *Service) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
-	if s.Kind.Type != Users.Type {
+func (c *Credentials) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
+	if c.Engine.Kind.Type != Users.Type {
 		return nil, nil // only users sign in through identity providers
 	}
-	if _, err := (models.FlowStore{}).VoidResults(ctx, tx, owner, s.Now()); err != nil {
+	if _, err := (models.FlowStore{}).VoidResults(ctx, tx, owner, c.Engine.Now()); err != nil {
 		return nil, err
 	}
-	ids, err := s.Identities.ByUser(ctx, tx, owner)
+	ids, err := c.Engine.Identities.ByUser(ctx, tx, owner)
 	if err != nil {
 		return nil, err
 	}
 	var removed []mail.Removal
 	for _, id := range ids {
-		if _, err := s.Identities.Remove(ctx, tx, owner, id.ID); err != nil {
+		if _, err := c.Engine.Identities.Remove(ctx, tx, owner, id.ID); err != nil {
 			return nil, err
 		}
 		data := map[string]any{"provider": id.Provider, "identityId": id.ID.String(), "reason": resetReason}
-		if err := s.record(ctx, tx, models.EventIdentityUnlinked, owner, uuid.Nil, o, data); err != nil {
+		if err := c.Engine.record(ctx, tx, models.EventIdentityUnlinked, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}
-		removed = append(removed, mail.Removal{Kind: mail.RemovedIdentity, Name: s.providerName(id.Provider)})
+		removed = append(removed, mail.Removal{Kind: mail.RemovedIdentity, Name: c.Engine.notices().providerName(id.Provider)})
 	}
 	return removed, nil
 }
@@ -74,33 +74,33 @@ func (s *Service) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.
 // removeFactors removes every passkey (each with its passkey_removed
 // event), the TOTP secret (confirmed or pending) and the recovery codes of
 // owner; a confirmed TOTP secret writes mfa_disabled.
-func (s *Service) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
-	typ := string(s.Kind.Type)
-	f, err := s.Factors.Factors(ctx, tx, typ, owner)
+func (c *Credentials) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
+	typ := string(c.Engine.Kind.Type)
+	f, err := c.Engine.Factors.Factors(ctx, tx, typ, owner)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.Passkeys.List(ctx, tx, typ, owner)
+	keys, err := c.Engine.Passkeys.List(ctx, tx, typ, owner)
 	if err != nil {
 		return nil, err
 	}
 	var removed []mail.Removal
 	for _, p := range keys {
 		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name, "reason": resetReason}
-		if err := s.record(ctx, tx, models.EventPasskeyRemoved, owner, uuid.Nil, o, data); err != nil {
+		if err := c.Engine.record(ctx, tx, models.EventPasskeyRemoved, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}
 		removed = append(removed, mail.Removal{Kind: mail.RemovedPasskey, Name: p.Name})
 	}
-	if _, err := s.Passkeys.RemoveAll(ctx, tx, typ, owner); err != nil {
+	if _, err := c.Engine.Passkeys.RemoveAll(ctx, tx, typ, owner); err != nil {
 		return nil, err
 	}
-	if _, err := s.Factors.DeleteTOTP(ctx, tx, typ, owner); err != nil {
+	if _, err := c.Engine.Factors.DeleteTOTP(ctx, tx, typ, owner); err != nil {
 		return nil, err
 	}
 	if f.TOTPConfirmedAt != nil {
 		data := map[string]any{"method": FactorTOTP, "reason": resetReason}
-		if err := s.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
+		if err := c.Engine.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}
 		removed = append(removed, mail.Removal{Kind: mail.RemovedTOTP})
@@ -108,17 +108,17 @@ func (s *Service) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid.UUI
 	if f.RecoveryCodesRemaining > 0 {
 		removed = append(removed, mail.Removal{Kind: mail.RemovedRecoveryCodes})
 	}
-	return removed, s.Factors.DeleteRecoveryCodes(ctx, tx, typ, owner)
+	return removed, c.Engine.Factors.DeleteRecoveryCodes(ctx, tx, typ, owner)
 }
 
 // noticeRemoved mails the owner the list of what a reset removed, when it
 // removed anything.
-func (s *Service) noticeRemoved(ctx context.Context, acc *models.Account, removed []mail.Removal) {
-	if len(removed) == 0 || s.Notices == nil || !s.Notices.Available() {
+func (c *Credentials) noticeRemoved(ctx context.Context, acc *models.Account, removed []mail.Removal) {
+	if len(removed) == 0 || c.Engine.Notices == nil || !c.Engine.Notices.Available() {
 		return
 	}
 	msg := mail.Message{Kind: mail.MethodsRemoved, To: acc.Email, Locale: acc.Locale, Removed: removed}
-	if _, err := s.Notices.Enqueue(context.WithoutCancel(ctx), msg, s.Now().Add(noticeTTL)); err != nil {
-		s.Log.Warn("notification mail not queued", "kind", msg.Kind, "ownerId", acc.ID.String(), "error", err.Error())
+	if _, err := c.Engine.Notices.Enqueue(context.WithoutCancel(ctx), msg, c.Engine.Now().Add(noticeTTL)); err != nil {
+		c.Engine.Log.Warn("notification mail not queued", "kind", msg.Kind, "ownerId", acc.ID.String(), "error", err.Error())
 	}
 }

@@ -83,9 +83,9 @@ func (f *Federation) decide(ctx context.Context, flow *models.Flow, id *federati
 func (f *Federation) afterDecision(ctx context.Context, p federation.Provider, out *outcome) {
 	s := f.Users
 	if out.linked && out.event != models.FlowRegister {
-		s.noticeProvider(ctx, out.user, mailer.IdentityLinked, s.providerName(p.ID))
+		s.notices().sendAbout(ctx, out.user, mailer.IdentityLinked, s.notices().providerName(p.ID))
 	}
-	if out.verify && s.mailAvailable() {
+	if out.verify && s.Mail.available() {
 		if _, err := s.sendToken(ctx, out.user, models.PurposeEmailVerify, nil); err != nil {
 			s.Log.Warn("verification mail not queued", "ownerId", out.user.ID.String(), "error", err.Error())
 		}
@@ -136,7 +136,7 @@ func (f *Federation) knownIdentity(ctx context.Context, tx *sqlx.Tx, flow *model
 		return nil, err
 	}
 	if flow.LinkUserID == nil {
-		if refused := s.refusal(acc, true); refused != nil {
+		if refused := refusal(acc, true, s.Mail); refused != nil {
 			return &outcome{refused: acc.ID}, fail(refused, refusalReason(refused))
 		}
 		if err := s.Identities.LoggedIn(ctx, tx, known.ID, now); err != nil {
@@ -184,7 +184,7 @@ func (f *Federation) emailMatch(ctx context.Context, tx *sqlx.Tx, p federation.P
 	if err != nil {
 		return nil, err
 	}
-	if refused := s.refusal(locked, true); refused != nil {
+	if refused := refusal(locked, true, s.Mail); refused != nil {
 		return &outcome{refused: acc.ID}, fail(refused, refusalReason(refused))
 	}
 	if err := f.attach(ctx, tx, locked, id, nil, o, map[string]any{"automatic": true}); err != nil {
@@ -217,7 +217,7 @@ func (f *Federation) signUp(ctx context.Context, tx *sqlx.Tx, p federation.Provi
 	if err := f.insertIdentity(ctx, tx, acc.ID, id, true); err != nil {
 		return nil, err
 	}
-	return &outcome{user: acc, event: models.FlowRegister, linked: true, verify: !verified, blocked: s.refusal(acc, true)}, nil
+	return &outcome{user: acc, event: models.FlowRegister, linked: true, verify: !verified, blocked: refusal(acc, true, s.Mail)}, nil
 }
 
 // attach adds the identity to acc with its identity_linked event (about

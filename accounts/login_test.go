@@ -54,10 +54,10 @@ func TestLoginRefusals(t *testing.T) {
 	env := newEnv(t)
 	users := env.Users
 	inactive, deleted, unverified := users.NewAccount(t), users.NewAccount(t), users.NewAccount(t)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Management.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -158,7 +158,7 @@ func TestLoginSlowDown(t *testing.T) {
 	}
 
 	inactive := users.NewAccount(t)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for range accountstest.SlowDownAfter + 1 {

@@ -11,6 +11,14 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
+// Management is what admins do to an owner kind's accounts on its
+// Service: list them, deactivate, delete and restore them, end their
+// sessions and remove their second factors. Fields are dependencies, set
+// once before use.
+type Management struct {
+	Engine *Service
+}
+
 // Actor is who manages an account on its owner's behalf: an admin, whose
 // id goes into the security event of every change as data.adminId.
 type Actor struct {
@@ -35,12 +43,12 @@ type ListFilter struct {
 
 // List returns a page of the kind's accounts, newest first, and the cursor
 // of the next page (empty when there is none).
-func (s *Service) List(ctx context.Context, f ListFilter) ([]models.Account, string, error) {
+func (m *Management) List(ctx context.Context, f ListFilter) ([]models.Account, string, error) {
 	after, err := DecodeCursor(f.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
-	list, err := s.Accounts.List(ctx, s.DB, models.AccountFilter{
+	list, err := m.Engine.Accounts.List(ctx, m.Engine.DB, models.AccountFilter{
 		Query: f.Query, Status: f.Status, After: after, Limit: f.Limit + 1,
 	})
 	if err != nil {
@@ -56,36 +64,36 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]models.Account, str
 // SetActive activates or deactivates the account id. Deactivation ends its
 // sessions, access tokens and sockets at once. The change and its event
 // (account_activated or account_deactivated) are one transaction.
-func (s *Service) SetActive(ctx context.Context, id uuid.UUID, active bool, by Actor) (*models.Account, error) {
+func (m *Management) SetActive(ctx context.Context, id uuid.UUID, active bool, by Actor) (*models.Account, error) {
 	event := models.EventAccountDeactivated
 	if active {
 		event = models.EventAccountActivated
 	}
-	return s.manage(ctx, id, event, !active, by, func(tx *sqlx.Tx) error {
-		return s.Accounts.SetActive(ctx, tx, id, active, s.Now())
+	return m.manage(ctx, id, event, !active, by, func(tx *sqlx.Tx) error {
+		return m.Engine.Accounts.SetActive(ctx, tx, id, active, m.Engine.Now())
 	})
 }
 
 // Delete soft-deletes the account id (an earlier deletion keeps its time)
 // and ends its sessions, access tokens and sockets at once.
-func (s *Service) Delete(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
-	return s.manage(ctx, id, models.EventAccountDeleted, true, by, func(tx *sqlx.Tx) error {
-		return s.Accounts.SoftDelete(ctx, tx, id, s.Now())
+func (m *Management) Delete(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
+	return m.manage(ctx, id, models.EventAccountDeleted, true, by, func(tx *sqlx.Tx) error {
+		return m.Engine.Accounts.SoftDelete(ctx, tx, id, m.Engine.Now())
 	})
 }
 
 // Restore clears the soft delete of the account id. Its sessions stay
 // ended: the owner logs in again.
-func (s *Service) Restore(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
-	return s.manage(ctx, id, models.EventAccountRestored, false, by, func(tx *sqlx.Tx) error {
-		return s.Accounts.Restore(ctx, tx, id, s.Now())
+func (m *Management) Restore(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
+	return m.manage(ctx, id, models.EventAccountRestored, false, by, func(tx *sqlx.Tx) error {
+		return m.Engine.Accounts.Restore(ctx, tx, id, m.Engine.Now())
 	})
 }
 
 // RevokeSessions is a logout-all on the owner's behalf: its token version
 // +1 and every session ended, recorded as logoutall with the admin's id.
-func (s *Service) RevokeSessions(ctx context.Context, id uuid.UUID, by Actor) error {
-	return s.LogoutAll(ctx, id, uuid.Nil, by.Origin, by.data())
+func (m *Management) RevokeSessions(ctx context.Context, id uuid.UUID, by Actor) error {
+	return m.Engine.LogoutAll(ctx, id, uuid.Nil, by.Origin, by.data())
 }
 
 // ResetMFA removes every second factor of the account id (its TOTP secret,
@@ -93,33 +101,33 @@ func (s *Service) RevokeSessions(ctx context.Context, id uuid.UUID, by Actor) er
 // ends its sessions, access tokens and sockets at once, recorded as
 // mfa_reset with the admin's id, and mails the owner: the support desk's
 // answer to a lost factor.
-func (s *Service) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
-	acc, err := s.manage(ctx, id, models.EventMFAReset, true, by, func(tx *sqlx.Tx) error {
-		if _, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), id); err != nil {
+func (m *Management) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
+	acc, err := m.manage(ctx, id, models.EventMFAReset, true, by, func(tx *sqlx.Tx) error {
+		if _, err := m.Engine.Factors.DeleteTOTP(ctx, tx, string(m.Engine.Kind.Type), id); err != nil {
 			return err
 		}
-		if _, err := s.Passkeys.RemoveAll(ctx, tx, string(s.Kind.Type), id); err != nil {
+		if _, err := m.Engine.Passkeys.RemoveAll(ctx, tx, string(m.Engine.Kind.Type), id); err != nil {
 			return err
 		}
-		if err := s.MFAFailures.Clear(ctx, tx, id); err != nil {
+		if err := m.Engine.MFAFailures.Clear(ctx, tx, id); err != nil {
 			return err
 		}
-		return s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), id)
+		return m.Engine.Factors.DeleteRecoveryCodes(ctx, tx, string(m.Engine.Kind.Type), id)
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notice(ctx, acc, mail.MFAReset)
+	m.Engine.notices().send(ctx, acc, mail.MFAReset)
 	return acc, nil
 }
 
 // manage runs change on the locked account id with its security event, in
 // one transaction, ending every session and voiding the unused one-time
 // tokens when end is set, and returns the account as changed. An unknown id is ErrNotFound.
-func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bool, by Actor, change func(tx *sqlx.Tx) error) (*models.Account, error) {
+func (m *Management) manage(ctx context.Context, id uuid.UUID, event string, end bool, by Actor, change func(tx *sqlx.Tx) error) (*models.Account, error) {
 	var acc *models.Account
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		if _, err := s.Accounts.LockForUpdate(ctx, tx, id); err != nil {
+	err := models.Transact(ctx, m.Engine.DB, func(tx *sqlx.Tx) error {
+		if _, err := m.Engine.Accounts.LockForUpdate(ctx, tx, id); err != nil {
 			return err
 		}
 		if err := change(tx); err != nil {
@@ -127,20 +135,20 @@ func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bo
 		}
 		data := by.data()
 		if end {
-			revoked, err := s.endAll(ctx, tx, id, s.Now())
+			revoked, err := m.Engine.endAll(ctx, tx, id, m.Engine.Now())
 			if err != nil {
 				return err
 			}
 			data["revoked"] = len(revoked)
-			if err := s.voidTokens(ctx, tx, id, s.Now()); err != nil {
+			if err := m.Engine.voidTokens(ctx, tx, id, m.Engine.Now()); err != nil {
 				return err
 			}
 		}
-		if err := s.record(ctx, tx, event, id, uuid.Nil, by.Origin, data); err != nil {
+		if err := m.Engine.record(ctx, tx, event, id, uuid.Nil, by.Origin, data); err != nil {
 			return err
 		}
 		var err error
-		acc, err = s.Accounts.ByID(ctx, tx, id)
+		acc, err = m.Engine.Accounts.ByID(ctx, tx, id)
 		return err
 	})
 	if errors.Is(err, models.ErrNotFound) {
@@ -150,7 +158,7 @@ func (s *Service) manage(ctx context.Context, id uuid.UUID, event string, end bo
 		return nil, err
 	}
 	if end {
-		s.notifyEnded(id, nil)
+		m.Engine.notifyEnded(id, nil)
 	}
 	return acc, nil
 }

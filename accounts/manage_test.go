@@ -33,15 +33,19 @@ func TestManage(t *testing.T) {
 	}
 	var deletedAt *models.Account
 	for _, s := range []step{
-		{"deactivate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(t.Context(), id, false, admin) },
+		{"deactivate", func(id uuid.UUID) (*models.Account, error) {
+			return users.Management.SetActive(t.Context(), id, false, admin)
+		},
 			models.EventAccountDeactivated, true, func(a *models.Account) bool { return !a.IsActive }},
-		{"activate", func(id uuid.UUID) (*models.Account, error) { return users.SetActive(t.Context(), id, true, admin) },
+		{"activate", func(id uuid.UUID) (*models.Account, error) {
+			return users.Management.SetActive(t.Context(), id, true, admin)
+		},
 			models.EventAccountActivated, false, func(a *models.Account) bool { return a.IsActive }},
-		{"delete", func(id uuid.UUID) (*models.Account, error) { return users.Delete(t.Context(), id, admin) },
+		{"delete", func(id uuid.UUID) (*models.Account, error) { return users.Management.Delete(t.Context(), id, admin) },
 			models.EventAccountDeleted, true, func(a *models.Account) bool { deletedAt = a; return a.DeletedAt != nil }},
-		{"delete again", func(id uuid.UUID) (*models.Account, error) { return users.Delete(t.Context(), id, admin) },
+		{"delete again", func(id uuid.UUID) (*models.Account, error) { return users.Management.Delete(t.Context(), id, admin) },
 			models.EventAccountDeleted, true, func(a *models.Account) bool { return a.DeletedAt.Equal(*deletedAt.DeletedAt) }},
-		{"restore", func(id uuid.UUID) (*models.Account, error) { return users.Restore(t.Context(), id, admin) },
+		{"restore", func(id uuid.UUID) (*models.Account, error) { return users.Management.Restore(t.Context(), id, admin) },
 			models.EventAccountRestored, false, func(a *models.Account) bool { return a.DeletedAt == nil }},
 	} {
 		users.Forget()
@@ -78,7 +82,7 @@ func TestRevokeSessions(t *testing.T) {
 	users := env.Users
 	admin := accounts.Actor{AdminID: uuid.New(), Origin: accountstest.Origin(action.Web)}
 	acc, _ := users.LoggedIn(t, action.Web)
-	if err := users.RevokeSessions(t.Context(), acc.ID, admin); err != nil {
+	if err := users.Management.RevokeSessions(t.Context(), acc.ID, admin); err != nil {
 		t.Fatal(err)
 	}
 	ev := users.EventsOf(t, acc.ID)[0]
@@ -88,7 +92,7 @@ func TestRevokeSessions(t *testing.T) {
 	if got := users.Reload(t, acc.ID); got.TokenVersion != 1 || len(users.Live(t, acc.ID)) != 0 {
 		t.Errorf("token version %d, %d live sessions; want 1 and none", got.TokenVersion, len(users.Live(t, acc.ID)))
 	}
-	if err := users.RevokeSessions(t.Context(), uuid.New(), admin); !errors.Is(err, accounts.ErrNotFound) {
+	if err := users.Management.RevokeSessions(t.Context(), uuid.New(), admin); !errors.Is(err, accounts.ErrNotFound) {
 		t.Errorf("an unknown account: %v, want ErrNotFound", err)
 	}
 }
@@ -104,17 +108,17 @@ func TestList(t *testing.T) {
 		want = append(want, users.NewAccount(t).ID)
 	}
 	inactive := users.NewAccount(t)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Reverse(want)
 	got, pages := walk(t, func(cursor string) ([]models.Account, string, error) {
-		return users.List(t.Context(), accounts.ListFilter{Query: "@ACCOUNTSTEST.example", Status: models.StatusActive, Cursor: cursor, Limit: 2})
+		return users.Management.List(t.Context(), accounts.ListFilter{Query: "@ACCOUNTSTEST.example", Status: models.StatusActive, Cursor: cursor, Limit: 2})
 	}, func(a models.Account) uuid.UUID { return a.ID })
 	if !slices.Equal(got, want) || pages != 3 {
 		t.Errorf("%d pages of %v, want 3 of %v", pages, got, want)
 	}
-	if _, _, err := users.List(t.Context(), accounts.ListFilter{Cursor: "not-a-cursor", Limit: 2}); !errors.Is(err, accounts.ErrInvalidCursor) {
+	if _, _, err := users.Management.List(t.Context(), accounts.ListFilter{Cursor: "not-a-cursor", Limit: 2}); !errors.Is(err, accounts.ErrInvalidCursor) {
 		t.Errorf("a bad cursor: %v, want ErrInvalidCursor", err)
 	}
 }

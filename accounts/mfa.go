@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/actionkit/actionkit/auth/datakey"
-	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -20,6 +19,16 @@ const (
 	FactorRecoveryCode = "recovery_code"
 	FactorWebAuthn     = "webauthn"
 )
+
+// SecondFactors runs an owner kind's second factors on its Service: TOTP
+// enrolment and removal, recovery codes, the second step of a login, the
+// budget of failed second-factor attempts and re-authentication. Passkeys
+// used as a factor are checked through Passkeys. Fields are dependencies,
+// set once before use.
+type SecondFactors struct {
+	Engine   *Service
+	Passkeys *Passkeys
+}
 
 // MFASettings configures the second factor of a Service.
 type MFASettings struct {
@@ -78,8 +87,8 @@ type MFAStatus struct {
 }
 
 // Status returns the owner's second-factor status.
-func (s *Service) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, error) {
-	f, err := s.Factors.Factors(ctx, s.DB, string(s.Kind.Type), owner)
+func (sf *SecondFactors) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, error) {
+	f, err := sf.Engine.Factors.Factors(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +99,12 @@ func (s *Service) Status(ctx context.Context, owner uuid.UUID) (*MFAStatus, erro
 // ReauthMethods lists how the owner can re-authenticate now: its password
 // when it has one (unless factorOnly: a requirement only a second factor
 // meets), then its second factors.
-func (s *Service) ReauthMethods(ctx context.Context, owner uuid.UUID, factorOnly bool) ([]string, error) {
-	acc, err := s.Account(ctx, owner)
+func (sf *SecondFactors) ReauthMethods(ctx context.Context, owner uuid.UUID, factorOnly bool) ([]string, error) {
+	acc, err := sf.Engine.Account(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.Factors.Factors(ctx, s.DB, string(s.Kind.Type), owner)
+	f, err := sf.Engine.Factors.Factors(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return nil, err
 	}
@@ -121,25 +130,4 @@ func OpensTOTP(key *datakey.Key, row *models.TOTP) bool {
 // a ciphertext copied to another owner's row does not open.
 func totpContext(ownerType string, owner uuid.UUID) []byte {
 	return []byte("mfa_totp.secret_ciphertext " + ownerType + " " + owner.String())
-}
-
-// noticeTTL bounds how long a notification mail may wait to be sent.
-const noticeTTL = 24 * time.Hour
-
-// notice queues a notification mail of kind to the owner, when mail can be
-// sent. It never fails the change it reports: the change is committed.
-func (s *Service) notice(ctx context.Context, acc *models.Account, kind string) {
-	s.noticeProvider(ctx, acc, kind, "")
-}
-
-// noticeProvider is notice of a change about the identity provider named
-// provider.
-func (s *Service) noticeProvider(ctx context.Context, acc *models.Account, kind, provider string) {
-	if s.Notices == nil || !s.Notices.Available() {
-		return
-	}
-	msg := mail.Message{Kind: kind, To: acc.Email, Locale: acc.Locale, Provider: provider}
-	if _, err := s.Notices.Enqueue(context.WithoutCancel(ctx), msg, s.Now().Add(noticeTTL)); err != nil {
-		s.Log.Warn("notification mail not queued", "kind", kind, "ownerId", acc.ID.String(), "error", err.Error())
-	}
 }

@@ -50,9 +50,9 @@ var (
 // (errCounterWentBack: a cloned authenticator) and accepted with a
 // passkey_warning event for a backup-eligible one (synced passkeys may
 // share a counter across devices); the backup state is the assertion's.
-func (s *Service) usePasskey(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, a *assertion, where string, o Origin) error {
-	now := s.Now()
-	p, err := s.Passkeys.Lock(ctx, tx, string(s.Kind.Type), owner, a.passkey.ID)
+func (pk *Passkeys) usePasskey(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, a *assertion, where string, o Origin) error {
+	now := pk.Engine.Now()
+	p, err := pk.Engine.Passkeys.Lock(ctx, tx, string(pk.Engine.Kind.Type), owner, a.passkey.ID)
 	if errors.Is(err, models.ErrNotFound) {
 		return errPasskeyGone
 	}
@@ -66,68 +66,68 @@ func (s *Service) usePasskey(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, 
 	if regressed {
 		data := map[string]any{"passkeyId": p.ID.String(), "storedCounter": p.SignCount, "counter": a.counter,
 			"context": where, "accepted": true}
-		if err := s.record(ctx, tx, models.EventPasskeyWarning, owner, uuid.Nil, o, data); err != nil {
+		if err := pk.Engine.record(ctx, tx, models.EventPasskeyWarning, owner, uuid.Nil, o, data); err != nil {
 			return err
 		}
 	}
-	return s.Passkeys.RecordUse(ctx, tx, p.ID, models.PasskeyUse{SignCount: next, BackupState: a.backupState,
+	return pk.Engine.Passkeys.RecordUse(ctx, tx, p.ID, models.PasskeyUse{SignCount: next, BackupState: a.backupState,
 		UserVerified: a.userVerified, At: now})
 }
 
 // counterRefused records the passkey_warning of an assertion refused for
 // its counter, once its use has been rolled back: the owner's security log
 // shows that a copy of its authenticator may exist.
-func (s *Service) counterRefused(ctx context.Context, owner uuid.UUID, a *assertion, where string, o Origin) {
+func (pk *Passkeys) counterRefused(ctx context.Context, owner uuid.UUID, a *assertion, where string, o Origin) {
 	data := map[string]any{"passkeyId": a.passkey.ID.String(), "storedCounter": a.passkey.SignCount, "counter": a.counter,
 		"context": where, "accepted": false}
-	if err := s.record(ctx, s.DB, models.EventPasskeyWarning, owner, uuid.Nil, o, data); err != nil {
-		s.Log.Warn("passkey warning not recorded", "ownerId", owner.String(), "error", err.Error())
+	if err := pk.Engine.record(ctx, pk.Engine.DB, models.EventPasskeyWarning, owner, uuid.Nil, o, data); err != nil {
+		pk.Engine.Log.Warn("passkey warning not recorded", "ownerId", owner.String(), "error", err.Error())
 	}
 }
 
 // SecondFactorOptions starts the passkey assertion of a login's second
 // step: raw is its mfaToken (ErrInvalidMFAToken when it is not live). An
 // owner without passkeys is ErrInvalidWebAuthnResponse.
-func (s *Service) SecondFactorOptions(ctx context.Context, raw string) (*WebAuthnOptions, error) {
-	ch, err := s.liveChallenge(ctx, raw)
+func (sf *SecondFactors) SecondFactorOptions(ctx context.Context, raw string) (*WebAuthnOptions, error) {
+	ch, err := sf.liveChallenge(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
 	b := models.Binding{Purpose: models.CeremonySecondFactor, OwnerID: &ch.OwnerID, LoginChallenge: &ch.ID}
-	return s.assertionOptions(ctx, ch.OwnerID, b)
+	return sf.Passkeys.assertionOptions(ctx, ch.OwnerID, b)
 }
 
 // ReauthOptions starts the passkey assertion of a re-authentication in
 // the owner's session.
-func (s *Service) ReauthOptions(ctx context.Context, owner, session uuid.UUID) (*WebAuthnOptions, error) {
-	return s.assertionOptions(ctx, owner, models.Binding{Purpose: models.CeremonyReauthenticate, OwnerID: &owner, Session: &session})
+func (sf *SecondFactors) ReauthOptions(ctx context.Context, owner, session uuid.UUID) (*WebAuthnOptions, error) {
+	return sf.Passkeys.assertionOptions(ctx, owner, models.Binding{Purpose: models.CeremonyReauthenticate, OwnerID: &owner, Session: &session})
 }
 
 // assertionOptions starts an assertion of one of the owner's passkeys,
 // bound to b.
-func (s *Service) assertionOptions(ctx context.Context, owner uuid.UUID, b models.Binding) (*WebAuthnOptions, error) {
-	if s.WebAuthn == nil {
+func (pk *Passkeys) assertionOptions(ctx context.Context, owner uuid.UUID, b models.Binding) (*WebAuthnOptions, error) {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	user, err := s.webauthnOwner(ctx, owner)
+	user, err := pk.webauthnOwner(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
 	if len(user.passkeys) == 0 {
 		return nil, ErrInvalidWebAuthnResponse
 	}
-	assertion, data, err := s.WebAuthn.BeginLogin(user, webauthn.WithUserVerification(protocol.VerificationPreferred))
+	assertion, data, err := pk.WebAuthn.BeginLogin(user, webauthn.WithUserVerification(protocol.VerificationPreferred))
 	if err != nil {
 		return nil, err
 	}
-	return s.beginCeremony(ctx, b, assertion.Response, data)
+	return pk.beginCeremony(ctx, b, assertion.Response, data)
 }
 
 // checkWebAuthn verifies the passkey assertion of f for the owner in the
 // ceremony bound to b, spending it. Every failure is
 // ErrInvalidWebAuthnResponse, except a credential that is not JSON of a
 // credential (ErrMalformedCredential, nothing spent).
-func (s *Service) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFactor, b models.Binding) (*proof, error) {
+func (pk *Passkeys) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFactor, b models.Binding) (*proof, error) {
 	if len(f.Credential) == 0 {
 		return nil, ErrInvalidWebAuthnResponse
 	}
@@ -135,10 +135,10 @@ func (s *Service) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFa
 	if err != nil {
 		return nil, err
 	}
-	if s.WebAuthn == nil {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	data, err := s.spendCeremony(ctx, f.ChallengeID, b, ErrInvalidWebAuthnResponse, ErrInvalidWebAuthnResponse)
+	data, err := pk.spendCeremony(ctx, f.ChallengeID, b, ErrInvalidWebAuthnResponse, ErrInvalidWebAuthnResponse)
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +146,19 @@ func (s *Service) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFa
 	if err != nil {
 		return nil, ErrInvalidWebAuthnResponse
 	}
-	p, err := s.Passkeys.ByCredentialID(ctx, s.DB, string(s.Kind.Type), parsed.RawID)
+	p, err := pk.Engine.Passkeys.ByCredentialID(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), parsed.RawID)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && p.OwnerID != owner) {
 		return nil, ErrInvalidWebAuthnResponse
 	}
 	if err != nil {
 		return nil, err
 	}
-	user, err := s.webauthnOwner(ctx, owner)
+	user, err := pk.webauthnOwner(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.WebAuthn.ValidateLogin(user, *data, parsed); err != nil {
-		s.Log.Info("passkey assertion refused", "ownerId", owner.String(), "context", b.Purpose, "reason", webauthnReason(err))
+	if _, err := pk.WebAuthn.ValidateLogin(user, *data, parsed); err != nil {
+		pk.Engine.Log.Info("passkey assertion refused", "ownerId", owner.String(), "context", b.Purpose, "reason", webauthnReason(err))
 		return nil, ErrInvalidWebAuthnResponse
 	}
 	return &proof{method: models.MethodPasskey, owner: owner, passkey: assertionOf(p, parsed), where: b.Purpose}, nil
@@ -166,8 +166,8 @@ func (s *Service) checkWebAuthn(ctx context.Context, owner uuid.UUID, f SecondFa
 
 // spendPasskey records the use of the passkey of p in tx; a refused use
 // is ErrInvalidWebAuthnResponse (wrapping why).
-func (s *Service) spendPasskey(ctx context.Context, tx *sqlx.Tx, p *proof, o Origin) error {
-	err := s.usePasskey(ctx, tx, p.owner, p.passkey, p.where, o)
+func (pk *Passkeys) spendPasskey(ctx context.Context, tx *sqlx.Tx, p *proof, o Origin) error {
+	err := pk.usePasskey(ctx, tx, p.owner, p.passkey, p.where, o)
 	if errors.Is(err, errCounterWentBack) || errors.Is(err, errPasskeyGone) {
 		return fmt.Errorf("%w: %w", ErrInvalidWebAuthnResponse, err)
 	}
@@ -176,8 +176,8 @@ func (s *Service) spendPasskey(ctx context.Context, tx *sqlx.Tx, p *proof, o Ori
 
 // passkeyRefused records, after the rollback of a refused second factor,
 // the warning of a passkey refused for its counter.
-func (s *Service) passkeyRefused(ctx context.Context, p *proof, err error, o Origin) {
+func (pk *Passkeys) passkeyRefused(ctx context.Context, p *proof, err error, o Origin) {
 	if p != nil && p.passkey != nil && errors.Is(err, errCounterWentBack) {
-		s.counterRefused(ctx, p.owner, p.passkey, p.where, o)
+		pk.counterRefused(ctx, p.owner, p.passkey, p.where, o)
 	}
 }

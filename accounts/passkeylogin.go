@@ -17,15 +17,15 @@ import (
 // PasskeyLoginOptions starts a passwordless login: a discoverable
 // credential of any owner of this kind (no allowCredentials, so a browser
 // may also offer it in its autofill), user verification required.
-func (s *Service) PasskeyLoginOptions(ctx context.Context) (*WebAuthnOptions, error) {
-	if s.WebAuthn == nil {
+func (pk *Passkeys) PasskeyLoginOptions(ctx context.Context) (*WebAuthnOptions, error) {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	assertion, data, err := s.WebAuthn.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+	assertion, data, err := pk.WebAuthn.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return nil, err
 	}
-	return s.beginCeremony(ctx, models.Binding{Purpose: models.CeremonyLogin}, assertion.Response, data)
+	return pk.beginCeremony(ctx, models.Binding{Purpose: models.CeremonyLogin}, assertion.Response, data)
 }
 
 // PasskeyLogin finishes a passwordless login begun by
@@ -37,44 +37,44 @@ func (s *Service) PasskeyLoginOptions(ctx context.Context) (*WebAuthnOptions, er
 // password login checks them, and the login completes through the
 // completion step, at level 2 (a user-verified passkey is two factors),
 // owing no other factor.
-func (s *Service) PasskeyLogin(ctx context.Context, challengeID string, credential json.RawMessage, o Origin) (*Issued, error) {
+func (pk *Passkeys) PasskeyLogin(ctx context.Context, challengeID string, credential json.RawMessage, o Origin) (*Issued, error) {
 	car, err := decodeAssertion(credential)
 	if err != nil {
 		return nil, err
 	}
-	if s.WebAuthn == nil {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	a, err := s.verifyPasskeyLogin(ctx, challengeID, car)
+	a, err := pk.verifyPasskeyLogin(ctx, challengeID, car)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.Accounts.ByID(ctx, s.DB, a.passkey.OwnerID)
+	acc, err := pk.Engine.Accounts.ByID(ctx, pk.Engine.DB, a.passkey.OwnerID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrInvalidPasskeyCredentials // its owner is gone
 	}
 	if err != nil {
 		return nil, err
 	}
-	if refused := s.refusal(acc, true); refused != nil {
+	if refused := refusal(acc, true, pk.Engine.Mail); refused != nil {
 		reason := map[string]any{"reason": refusalReason(refused), "method": FactorWebAuthn}
-		if err := s.record(ctx, s.DB, models.EventLoginFailed, acc.ID, uuid.Nil, o, reason); err != nil {
+		if err := pk.Engine.record(ctx, pk.Engine.DB, models.EventLoginFailed, acc.ID, uuid.Nil, o, reason); err != nil {
 			return nil, err
 		}
 		return nil, refused
 	}
-	iss, err := s.complete(ctx, firstFactor{
+	iss, err := pk.Engine.complete(ctx, firstFactor{
 		method: models.MethodPasskey, level: 2, origin: o, event: models.EventLogin,
 		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
-			locked, err := s.lockActive(ctx, tx, acc.ID)
+			locked, err := pk.Engine.lockActive(ctx, tx, acc.ID)
 			if err == nil {
-				err = s.usePasskey(ctx, tx, acc.ID, a, "login", o)
+				err = pk.usePasskey(ctx, tx, acc.ID, a, "login", o)
 			}
 			return locked, err
 		},
 	})
 	if errors.Is(err, errCounterWentBack) {
-		s.counterRefused(ctx, acc.ID, a, "login", o)
+		pk.counterRefused(ctx, acc.ID, a, "login", o)
 	}
 	if errors.Is(err, errCounterWentBack) || errors.Is(err, errPasskeyGone) {
 		return nil, ErrInvalidPasskeyCredentials
@@ -84,8 +84,8 @@ func (s *Service) PasskeyLogin(ctx context.Context, challengeID string, credenti
 
 // verifyPasskeyLogin spends the login's challenge and verifies the
 // assertion car against it and the credential it names.
-func (s *Service) verifyPasskeyLogin(ctx context.Context, challengeID string, car *protocol.CredentialAssertionResponse) (*assertion, error) {
-	data, err := s.spendCeremony(ctx, challengeID, models.Binding{Purpose: models.CeremonyLogin},
+func (pk *Passkeys) verifyPasskeyLogin(ctx context.Context, challengeID string, car *protocol.CredentialAssertionResponse) (*assertion, error) {
+	data, err := pk.spendCeremony(ctx, challengeID, models.Binding{Purpose: models.CeremonyLogin},
 		ErrInvalidWebAuthnChallenge, ErrInvalidPasskeyCredentials)
 	if err != nil {
 		return nil, err
@@ -94,14 +94,14 @@ func (s *Service) verifyPasskeyLogin(ctx context.Context, challengeID string, ca
 	if err != nil {
 		return nil, ErrInvalidPasskeyCredentials
 	}
-	p, err := s.Passkeys.ByCredentialID(ctx, s.DB, string(s.Kind.Type), parsed.RawID)
+	p, err := pk.Engine.Passkeys.ByCredentialID(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), parsed.RawID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrInvalidPasskeyCredentials
 	}
 	if err != nil {
 		return nil, err
 	}
-	user, err := s.webauthnOwner(ctx, p.OwnerID)
+	user, err := pk.webauthnOwner(ctx, p.OwnerID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, ErrInvalidPasskeyCredentials
 	}
@@ -114,8 +114,8 @@ func (s *Service) verifyPasskeyLogin(ctx context.Context, challengeID string, ca
 		}
 		return user, nil
 	}
-	if _, _, err := s.WebAuthn.ValidatePasskeyLogin(found, *data, parsed); err != nil {
-		s.Log.Info("passkey login refused", "ownerId", p.OwnerID.String(), "reason", webauthnReason(err))
+	if _, _, err := pk.WebAuthn.ValidatePasskeyLogin(found, *data, parsed); err != nil {
+		pk.Engine.Log.Info("passkey login refused", "ownerId", p.OwnerID.String(), "reason", webauthnReason(err))
 		return nil, ErrInvalidPasskeyCredentials
 	}
 	return assertionOf(p, parsed), nil

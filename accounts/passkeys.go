@@ -17,6 +17,25 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
+// Passkeys runs an owner kind's passkeys on its Service: their
+// registration, renaming and removal, the passkey login, and the WebAuthn
+// ceremonies a passkey takes part in as a second factor. Fields are
+// dependencies, set once before use (NewPasskeys sets them all).
+type Passkeys struct {
+	Engine *Service
+	// WebAuthn is the relying party; nil makes every ceremony
+	// ErrPasskeysUnavailable (listing, renaming and removing still work).
+	WebAuthn *webauthn.WebAuthn
+	// Ceremonies stores the server's half of WebAuthn ceremonies.
+	Ceremonies models.CeremonyStore
+}
+
+// NewPasskeys returns the Passkeys of engine with the relying party rp
+// (nil: passkeys off), its store prepared on the engine's database.
+func NewPasskeys(engine *Service, rp *webauthn.WebAuthn) *Passkeys {
+	return &Passkeys{Engine: engine, WebAuthn: rp, Ceremonies: models.CeremonyStore{}.Prepared(engine.DB)}
+}
+
 // DefaultPasskeyName names a passkey registered without a name.
 const DefaultPasskeyName = "Passkey"
 
@@ -25,29 +44,29 @@ const DefaultPasskeyName = "Passkey"
 var knownTransports = []string{"usb", "nfc", "ble", "smart-card", "hybrid", "internal"}
 
 // ListPasskeys returns the owner's passkeys, newest first.
-func (s *Service) ListPasskeys(ctx context.Context, owner uuid.UUID) ([]models.Passkey, error) {
-	return s.Passkeys.List(ctx, s.DB, string(s.Kind.Type), owner)
+func (pk *Passkeys) ListPasskeys(ctx context.Context, owner uuid.UUID) ([]models.Passkey, error) {
+	return pk.Engine.Passkeys.List(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), owner)
 }
 
 // PasskeyRegisterOptions starts the registration of a passkey by the owner
 // in its session: a discoverable credential, user verification required,
 // no attestation, the owner's passkeys excluded.
-func (s *Service) PasskeyRegisterOptions(ctx context.Context, owner, session uuid.UUID) (*WebAuthnOptions, error) {
-	if s.WebAuthn == nil {
+func (pk *Passkeys) PasskeyRegisterOptions(ctx context.Context, owner, session uuid.UUID) (*WebAuthnOptions, error) {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
-	user, err := s.webauthnOwner(ctx, owner)
+	user, err := pk.webauthnOwner(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
 	exclude := webauthn.Credentials(user.WebAuthnCredentials()).CredentialDescriptors()
-	creation, data, err := s.WebAuthn.BeginRegistration(user, webauthn.WithExclusions(exclude),
+	creation, data, err := pk.WebAuthn.BeginRegistration(user, webauthn.WithExclusions(exclude),
 		webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
 	if err != nil {
 		return nil, err
 	}
 	b := models.Binding{Purpose: models.CeremonyRegister, OwnerID: &owner, Session: &session}
-	return s.beginCeremony(ctx, b, creation.Response, data)
+	return pk.beginCeremony(ctx, b, creation.Response, data)
 }
 
 // RegisterPasskey finishes a registration begun by PasskeyRegisterOptions
@@ -56,20 +75,20 @@ func (s *Service) PasskeyRegisterOptions(ctx context.Context, owner, session uui
 // verify, or a credential id registered already, is
 // ErrInvalidWebAuthnResponse; a challenge id not issued for this
 // registration ErrInvalidWebAuthnChallenge.
-func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID, challengeID string, credential json.RawMessage, name string, o Origin) (*models.Passkey, error) {
+func (pk *Passkeys) RegisterPasskey(ctx context.Context, owner, session uuid.UUID, challengeID string, credential json.RawMessage, name string, o Origin) (*models.Passkey, error) {
 	ccr, err := decodeCreation(credential)
 	if err != nil {
 		return nil, err
 	}
-	if s.WebAuthn == nil {
+	if pk.WebAuthn == nil {
 		return nil, ErrPasskeysUnavailable
 	}
 	b := models.Binding{Purpose: models.CeremonyRegister, OwnerID: &owner, Session: &session}
-	data, err := s.spendCeremony(ctx, challengeID, b, ErrInvalidWebAuthnChallenge, ErrInvalidWebAuthnResponse)
+	data, err := pk.spendCeremony(ctx, challengeID, b, ErrInvalidWebAuthnChallenge, ErrInvalidWebAuthnResponse)
 	if err != nil {
 		return nil, err
 	}
-	user, err := s.webauthnOwner(ctx, owner)
+	user, err := pk.webauthnOwner(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +96,12 @@ func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID,
 	if err != nil {
 		return nil, ErrInvalidWebAuthnResponse
 	}
-	cred, err := s.WebAuthn.CreateCredential(user, *data, parsed)
+	cred, err := pk.WebAuthn.CreateCredential(user, *data, parsed)
 	if err != nil {
-		s.Log.Info("passkey registration refused", "ownerId", owner.String(), "reason", webauthnReason(err))
+		pk.Engine.Log.Info("passkey registration refused", "ownerId", owner.String(), "reason", webauthnReason(err))
 		return nil, ErrInvalidWebAuthnResponse
 	}
-	return s.addPasskey(ctx, owner, session, passkeyOf(cred, string(s.Kind.Type), owner, name, s.Now()), o)
+	return pk.addPasskey(ctx, owner, session, passkeyOf(cred, string(pk.Engine.Kind.Type), owner, name, pk.Engine.Now()), o)
 }
 
 // addPasskey stores p with its event, and mails the owner. The first
@@ -90,7 +109,7 @@ func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID,
 // like a confirmed TOTP, it ends every other session (a session someone
 // else opened with the password alone must not outlive it), while the
 // caller's session, the one in which it was registered, goes on.
-func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
+func (pk *Passkeys) addPasskey(ctx context.Context, owner, session uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, err
@@ -100,22 +119,22 @@ func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *m
 		acc   *models.Account
 		ended []uuid.UUID
 	)
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err = models.Transact(ctx, pk.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
-		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
+		if acc, err = pk.Engine.lockActive(ctx, tx, owner); err != nil {
 			return err
 		}
-		if err := s.Passkeys.Insert(ctx, tx, p); err != nil {
+		if err := pk.Engine.Passkeys.Insert(ctx, tx, p); err != nil {
 			return err
 		}
 		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name}
 		if !acc.MFAEnabled {
-			if ended, err = s.endOthers(ctx, tx, owner, session); err != nil {
+			if ended, err = pk.endOthers(ctx, tx, owner, session); err != nil {
 				return err
 			}
 			data["revoked"] = len(ended)
 		}
-		return s.record(ctx, tx, models.EventPasskeyAdded, owner, uuid.Nil, o, data)
+		return pk.Engine.record(ctx, tx, models.EventPasskeyAdded, owner, uuid.Nil, o, data)
 	})
 	if errors.Is(err, models.ErrDuplicate) {
 		return nil, ErrInvalidWebAuthnResponse // registered already, by anyone
@@ -123,22 +142,22 @@ func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *m
 	if err != nil {
 		return nil, err
 	}
-	s.notifyEnded(owner, ended)
+	pk.Engine.notifyEnded(owner, ended)
 	p.UpdatedAt = p.CreatedAt
-	s.notice(ctx, acc, mail.PasskeyAdded)
+	pk.Engine.notices().send(ctx, acc, mail.PasskeyAdded)
 	return p, nil
 }
 
 // endOthers revokes every session of the locked owner but the chain
 // session, voids its pending login challenges, and returns the chains it
 // ended.
-func (s *Service) endOthers(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID) ([]uuid.UUID, error) {
-	now := s.Now()
-	ended, err := s.Sessions.RevokeOthers(ctx, tx, owner, session, now)
+func (pk *Passkeys) endOthers(ctx context.Context, tx *sqlx.Tx, owner, session uuid.UUID) ([]uuid.UUID, error) {
+	now := pk.Engine.Now()
+	ended, err := pk.Engine.Sessions.RevokeOthers(ctx, tx, owner, session, now)
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.Challenges.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
+	_, err = pk.Engine.Challenges.VoidAll(ctx, tx, string(pk.Engine.Kind.Type), owner, now)
 	return ended, err
 }
 
@@ -163,8 +182,8 @@ func passkeyOf(c *webauthn.Credential, ownerType string, owner uuid.UUID, name s
 }
 
 // RenamePasskey names the owner's passkey id.
-func (s *Service) RenamePasskey(ctx context.Context, owner, id uuid.UUID, name string) (*models.Passkey, error) {
-	p, err := s.Passkeys.Rename(ctx, s.DB, string(s.Kind.Type), owner, id, name, s.Now())
+func (pk *Passkeys) RenamePasskey(ctx context.Context, owner, id uuid.UUID, name string) (*models.Passkey, error) {
+	p, err := pk.Engine.Passkeys.Rename(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), owner, id, name, pk.Engine.Now())
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrPasskeyNotFound
 	}
@@ -176,19 +195,19 @@ func (s *Service) RenamePasskey(ctx context.Context, owner, id uuid.UUID, name s
 // the owner (nil: the owner itself); an admin may remove the last one, as
 // the support desk's answer to a lost device (the owner then sets a
 // password by the reset flow).
-func (s *Service) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Origin, by *Actor) error {
+func (pk *Passkeys) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Origin, by *Actor) error {
 	var acc *models.Account
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err := models.Transact(ctx, pk.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
 		if by != nil {
-			acc, err = s.Accounts.LockForUpdate(ctx, tx, owner) // an admin manages inactive accounts too
+			acc, err = pk.Engine.Accounts.LockForUpdate(ctx, tx, owner) // an admin manages inactive accounts too
 		} else {
-			acc, err = s.lockActive(ctx, tx, owner)
+			acc, err = pk.Engine.lockActive(ctx, tx, owner)
 		}
 		if err != nil {
 			return err
 		}
-		return s.removePasskey(ctx, tx, acc, id, o, by)
+		return pk.removePasskey(ctx, tx, acc, id, o, by)
 	})
 	if errors.Is(err, models.ErrNotFound) {
 		return ErrNotFound
@@ -196,28 +215,28 @@ func (s *Service) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Orig
 	if err != nil {
 		return err
 	}
-	s.notice(ctx, acc, mail.PasskeyRemoved)
+	pk.Engine.notices().send(ctx, acc, mail.PasskeyRemoved)
 	return nil
 }
 
 // removePasskey is the transaction of RemovePasskey, the owner locked.
-func (s *Service) removePasskey(ctx context.Context, tx *sqlx.Tx, acc *models.Account, id uuid.UUID, o Origin, by *Actor) error {
-	typ := string(s.Kind.Type)
-	p, err := s.Passkeys.Remove(ctx, tx, typ, acc.ID, id)
+func (pk *Passkeys) removePasskey(ctx context.Context, tx *sqlx.Tx, acc *models.Account, id uuid.UUID, o Origin, by *Actor) error {
+	typ := string(pk.Engine.Kind.Type)
+	p, err := pk.Engine.Passkeys.Remove(ctx, tx, typ, acc.ID, id)
 	if errors.Is(err, models.ErrNotFound) {
 		return ErrPasskeyNotFound
 	}
 	if err != nil {
 		return err
 	}
-	left, err := s.signInMethods(ctx, tx, acc)
+	left, err := pk.Engine.signInMethods(ctx, tx, acc)
 	if err != nil {
 		return err
 	}
 	if by == nil && left.Count() == 0 {
 		return ErrLastSignInMethod
 	}
-	if err := s.dropOrphanRecoveryCodes(ctx, tx, acc.ID); err != nil {
+	if err := pk.dropOrphanRecoveryCodes(ctx, tx, acc.ID); err != nil {
 		return err
 	}
 	data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name}
@@ -225,15 +244,15 @@ func (s *Service) removePasskey(ctx context.Context, tx *sqlx.Tx, acc *models.Ac
 		data["adminId"] = by.AdminID.String()
 		o = by.Origin
 	}
-	return s.record(ctx, tx, models.EventPasskeyRemoved, acc.ID, uuid.Nil, o, data)
+	return pk.Engine.record(ctx, tx, models.EventPasskeyRemoved, acc.ID, uuid.Nil, o, data)
 }
 
 // dropOrphanRecoveryCodes removes the owner's recovery codes when it has
 // no second factor left for them to stand in for.
-func (s *Service) dropOrphanRecoveryCodes(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
-	f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+func (pk *Passkeys) dropOrphanRecoveryCodes(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
+	f, err := pk.Engine.Factors.Factors(ctx, tx, string(pk.Engine.Kind.Type), owner)
 	if err != nil || factorsEnabled(f) {
 		return err
 	}
-	return s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), owner)
+	return pk.Engine.Factors.DeleteRecoveryCodes(ctx, tx, string(pk.Engine.Kind.Type), owner)
 }

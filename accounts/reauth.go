@@ -23,8 +23,8 @@ import (
 // *SlowedDownError before anything is checked; a second factor counts in
 // the second-factor budget too, and is refused with ErrTooManyMFAFailures
 // once that is spent (a password is not).
-func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, password string, f *SecondFactor, o Origin) (*models.Session, error) {
-	acc, err := s.Accounts.ByID(ctx, s.DB, owner) // with its password hash
+func (sf *SecondFactors) Reauthenticate(ctx context.Context, owner, session uuid.UUID, password string, f *SecondFactor, o Origin) (*models.Session, error) {
+	acc, err := sf.Engine.Accounts.ByID(ctx, sf.Engine.DB, owner) // with its password hash
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrSessionEnded
 	}
@@ -32,37 +32,37 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 		return nil, err
 	}
 	if f == nil {
-		err = s.slowed(ctx, acc, o)
+		err = sf.slowed(ctx, acc, o)
 	} else {
-		err = s.gate(ctx, acc, o)
+		err = sf.gate(ctx, acc, o)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var p *proof
 	if f == nil {
-		err = s.checkPassword(ctx, acc, password, o)
+		err = sf.checkPassword(ctx, acc, password, o)
 	} else {
 		b := models.Binding{Purpose: models.CeremonyReauthenticate, OwnerID: &owner, Session: &session}
-		p, err = s.check(ctx, owner, *f, b)
+		p, err = sf.check(ctx, owner, *f, b)
 	}
 	var sess *models.Session
 	if err == nil {
-		sess, err = s.reassure(ctx, acc, session, p, o)
-		s.passkeyRefused(ctx, p, err, o)
+		sess, err = sf.reassure(ctx, acc, session, p, o)
+		sf.Passkeys.passkeyRefused(ctx, p, err, o)
 	}
 	if f != nil && wrongFactor(err) {
 		data := map[string]any{"context": "reauthenticate"}
-		if ferr := s.factorFailed(ctx, acc, f.Method, o, data, nil); ferr != nil {
+		if ferr := sf.factorFailed(ctx, acc, f.Method, o, data, nil); ferr != nil {
 			return nil, ferr
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.trustPassword(ctx, acc.Email, o)
+	throttled{sf.Engine.Throttle}.trustPassword(ctx, acc.Email, o)
 	if p != nil && p.method == models.MethodRecoveryCode {
-		s.notice(ctx, acc, mail.RecoveryCodeUsed)
+		sf.Engine.notices().send(ctx, acc, mail.RecoveryCodeUsed)
 	}
 	return sess, nil
 }
@@ -70,13 +70,13 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 // checkPassword checks the owner's password for a re-authentication; a
 // wrong one (or an owner without a password) is ErrInvalidCredentials,
 // counted in the per-account slow-down.
-func (s *Service) checkPassword(ctx context.Context, acc *models.Account, password string, o Origin) error {
-	ok, _, err := s.passwordMatches(ctx, acc, password)
+func (sf *SecondFactors) checkPassword(ctx context.Context, acc *models.Account, password string, o Origin) error {
+	ok, _, err := passwordMatches(ctx, sf.Engine.Hasher, acc, password)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		s.throttleFailed(ctx, acc.Email, o)
+		throttled{sf.Engine.Throttle}.failed(ctx, acc.Email, o)
 		return ErrInvalidCredentials
 	}
 	return nil
@@ -84,33 +84,33 @@ func (s *Service) checkPassword(ctx context.Context, acc *models.Account, passwo
 
 // reassure records the re-authentication on the session's live row in
 // one transaction with spending the second factor p (nil: a password).
-func (s *Service) reassure(ctx context.Context, acc *models.Account, session uuid.UUID, p *proof, o Origin) (*models.Session, error) {
+func (sf *SecondFactors) reassure(ctx context.Context, acc *models.Account, session uuid.UUID, p *proof, o Origin) (*models.Session, error) {
 	var live *models.Session
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		now := s.Now()
-		if _, err := s.lockActive(ctx, tx, acc.ID); err != nil {
+	err := models.Transact(ctx, sf.Engine.DB, func(tx *sqlx.Tx) error {
+		now := sf.Engine.Now()
+		if _, err := sf.Engine.lockActive(ctx, tx, acc.ID); err != nil {
 			return err
 		}
 		method, level := models.MethodPassword, int16(1)
 		if p != nil {
-			if err := s.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
+			if err := sf.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
 				return err
 			}
 			method, level = p.method, 2
 		}
 		var err error
-		if live, err = s.Sessions.LiveInChain(ctx, tx, acc.ID, session); err != nil {
+		if live, err = sf.Engine.Sessions.LiveInChain(ctx, tx, acc.ID, session); err != nil {
 			return err
 		}
 		live.Assurance = live.Assurance.With(method, level, now)
-		if err := s.Sessions.Reassure(ctx, tx, acc.ID, live.ID, live.Assurance); err != nil {
+		if err := sf.Engine.Sessions.Reassure(ctx, tx, acc.ID, live.ID, live.Assurance); err != nil {
 			return err
 		}
-		if err := s.record(ctx, tx, models.EventReauthenticated, acc.ID, session, o, map[string]any{"method": method}); err != nil {
+		if err := sf.Engine.record(ctx, tx, models.EventReauthenticated, acc.ID, session, o, map[string]any{"method": method}); err != nil {
 			return err
 		}
 		if method == models.MethodRecoveryCode {
-			_, err = s.recoveryUsed(ctx, tx, acc.ID, session, o, "reauthenticate")
+			_, err = sf.recoveryUsed(ctx, tx, acc.ID, session, o, "reauthenticate")
 		}
 		return err
 	})

@@ -33,8 +33,8 @@ type recoveryCodes struct {
 }
 
 // newRecoveryCodes makes a set of codes for the owner.
-func (s *Service) newRecoveryCodes(owner uuid.UUID) (*recoveryCodes, error) {
-	if s.MFA.Key == nil {
+func (sf *SecondFactors) newRecoveryCodes(owner uuid.UUID) (*recoveryCodes, error) {
+	if sf.Engine.MFA.Key == nil {
 		return nil, errNoDataKey
 	}
 	out := &recoveryCodes{}
@@ -58,7 +58,7 @@ func (s *Service) newRecoveryCodes(owner uuid.UUID) (*recoveryCodes, error) {
 		norm, _ := normalizeRecoveryCode(code)
 		out.plain = append(out.plain, code)
 		out.ids = append(out.ids, id)
-		out.hashes = append(out.hashes, s.recoveryHash(owner, norm))
+		out.hashes = append(out.hashes, sf.recoveryHash(owner, norm))
 	}
 	return out, nil
 }
@@ -91,27 +91,27 @@ func normalizeRecoveryCode(in string) (string, bool) {
 
 // recoveryHash is the stored form of a normalized code of the owner: an
 // HMAC-SHA256 under a key derived from the data key, bound to the owner.
-func (s *Service) recoveryHash(owner uuid.UUID, normalized string) string {
-	msg := string(s.Kind.Type) + " " + owner.String() + " " + normalized
-	return hex.EncodeToString(s.MFA.Key.MAC(recoveryMACPurpose, []byte(msg)))
+func (sf *SecondFactors) recoveryHash(owner uuid.UUID, normalized string) string {
+	msg := string(sf.Engine.Kind.Type) + " " + owner.String() + " " + normalized
+	return hex.EncodeToString(sf.Engine.MFA.Key.MAC(recoveryMACPurpose, []byte(msg)))
 }
 
 // matchRecoveryCode returns the id of the owner's unused code equal to
 // code. Every unused code is compared, in constant time and with no early
 // exit; a code that cannot be one is no match.
-func (s *Service) matchRecoveryCode(ctx context.Context, owner uuid.UUID, code string) (uuid.UUID, bool, error) {
-	if s.MFA.Key == nil {
+func (sf *SecondFactors) matchRecoveryCode(ctx context.Context, owner uuid.UUID, code string) (uuid.UUID, bool, error) {
+	if sf.Engine.MFA.Key == nil {
 		return uuid.Nil, false, errNoDataKey
 	}
 	norm, ok := normalizeRecoveryCode(code)
 	if !ok {
 		return uuid.Nil, false, nil
 	}
-	unused, err := s.Factors.UnusedRecoveryCodes(ctx, s.DB, string(s.Kind.Type), owner)
+	unused, err := sf.Engine.Factors.UnusedRecoveryCodes(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), owner)
 	if err != nil {
 		return uuid.Nil, false, err
 	}
-	want := []byte(s.recoveryHash(owner, norm))
+	want := []byte(sf.recoveryHash(owner, norm))
 	var match uuid.UUID
 	found := false
 	for _, c := range unused {
@@ -126,33 +126,33 @@ func (s *Service) matchRecoveryCode(ctx context.Context, owner uuid.UUID, code s
 // set (the earlier ones are void) and returns it, to be shown once; the
 // owner gets a notice. ErrMFANotEnabled means the owner has no second
 // factor.
-func (s *Service) RegenerateRecoveryCodes(ctx context.Context, owner uuid.UUID, o Origin) ([]string, error) {
-	codes, err := s.newRecoveryCodes(owner)
+func (sf *SecondFactors) RegenerateRecoveryCodes(ctx context.Context, owner uuid.UUID, o Origin) ([]string, error) {
+	codes, err := sf.newRecoveryCodes(owner)
 	if err != nil {
 		return nil, err
 	}
 	var acc *models.Account
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err = models.Transact(ctx, sf.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
-		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
+		if acc, err = sf.Engine.lockActive(ctx, tx, owner); err != nil {
 			return err
 		}
-		f, err := s.Factors.Factors(ctx, tx, string(s.Kind.Type), owner)
+		f, err := sf.Engine.Factors.Factors(ctx, tx, string(sf.Engine.Kind.Type), owner)
 		if err != nil {
 			return err
 		}
 		if !factorsEnabled(f) {
 			return ErrMFANotEnabled
 		}
-		now := s.Now()
-		if err := s.Factors.ReplaceRecoveryCodes(ctx, tx, string(s.Kind.Type), owner, codes.ids, codes.hashes, now); err != nil {
+		now := sf.Engine.Now()
+		if err := sf.Engine.Factors.ReplaceRecoveryCodes(ctx, tx, string(sf.Engine.Kind.Type), owner, codes.ids, codes.hashes, now); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, models.EventRecoveryCodesRegenerated, owner, uuid.Nil, o, map[string]any{"count": recoveryCodeCount})
+		return sf.Engine.record(ctx, tx, models.EventRecoveryCodesRegenerated, owner, uuid.Nil, o, map[string]any{"count": recoveryCodeCount})
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notice(ctx, acc, mail.RecoveryCodesRegenerated)
+	sf.Engine.notices().send(ctx, acc, mail.RecoveryCodesRegenerated)
 	return codes.plain, nil
 }

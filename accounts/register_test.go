@@ -67,7 +67,7 @@ func TestRegisterTakenAddress(t *testing.T) {
 	users := env.Users
 	live := users.NewAccount(t)
 	deleted := users.NewAccount(t)
-	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Management.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, email := range []string{live.Email, strings.ToUpper(live.Email), deleted.Email} {

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
@@ -204,14 +203,8 @@ type Service struct {
 	// ProviderName, when set, gives the label of an identity provider id
 	// for the mails ("Google" for google).
 	ProviderName func(id string) string
-	// WebAuthn is the relying party of passkeys; nil makes every passkey
-	// ceremony ErrPasskeysUnavailable (listing, renaming and removing
-	// still work).
-	WebAuthn *webauthn.WebAuthn
 	// Passkeys stores the passkeys and the owners' WebAuthn user handles.
 	Passkeys models.PasskeyStore
-	// Ceremonies stores the server's half of WebAuthn ceremonies.
-	Ceremonies models.CeremonyStore
 }
 
 // NewService returns a Service for kind with stores over db, their queries
@@ -235,7 +228,6 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 		MFAFailures: models.NewMFAFailureStore(kind.Tables).Prepared(db),
 		Identities:  models.IdentityStore{}.Prepared(db),
 		Passkeys:    models.PasskeyStore{}.Prepared(db),
-		Ceremonies:  models.CeremonyStore{}.Prepared(db),
 	}
 }
 
@@ -386,4 +378,21 @@ func deref(t *time.Time) time.Time {
 		return time.Time{}
 	}
 	return *t
+}
+
+// Account returns the account with id, or ErrNotFound.
+func (s *Service) Account(ctx context.Context, id uuid.UUID) (*models.Account, error) {
+	acc, err := s.Accounts.ByID(ctx, s.DB, id)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return acc, err
+}
+
+// clientOf converts a stored client name.
+func clientOf(s string) action.Client {
+	if s == string(action.App) {
+		return action.App
+	}
+	return action.Web
 }

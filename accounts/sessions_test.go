@@ -173,7 +173,7 @@ func TestLoad(t *testing.T) {
 	if _, err := users.Load(t.Context(), acc.ID, uuid.New()); !errors.Is(err, auth.ErrSessionEnded) {
 		t.Errorf("an unknown session: %v, want ErrSessionEnded", err)
 	}
-	if _, err := users.SetActive(t.Context(), acc.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), acc.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := users.Load(t.Context(), acc.ID, iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
@@ -252,7 +252,7 @@ func TestPurgeChallenges(t *testing.T) {
 	now := env.Clock.Now()
 	insert(now.Add(-61 * time.Minute))
 	insert(now.Add(-59 * time.Minute))
-	n, err := env.Users.PurgeChallenges(t.Context())
+	n, err := env.Users.SecondFactors.PurgeChallenges(t.Context())
 	var left int
 	if qerr := env.DB.GetContext(t.Context(), &left, `SELECT (SELECT count(*) FROM login_challenges) + (SELECT count(*) FROM webauthn_challenges)`); qerr != nil {
 		t.Fatal(qerr)
@@ -274,7 +274,7 @@ func TestStillLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone, its := users.LoggedIn(t, action.Web)
-	if _, err := users.SetActive(t.Context(), gone.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), gone.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := users.StillLive(t.Context(), []uuid.UUID{live.Session.ID, ended.Session.ID, its.Session.ID, uuid.New()})

@@ -11,10 +11,14 @@ import "context"
 // password re-authentication): second factors are checked by slowed, for
 // which only a completed login's trust counts.
 
+// throttled is a Service's Throttle, which may be nil (no slow-down): the
+// engine consults it through these methods only.
+type throttled struct{ Throttle Throttle }
+
 // slowedDown asks the Throttle whether an attempt on email from o must
 // wait, and refuses it with a *SlowedDownError if so; a refused attempt is
 // not evaluated and counts as no failure.
-func (s *Service) slowedDown(ctx context.Context, email string, o Origin) error {
+func (s throttled) slowedDown(ctx context.Context, email string, o Origin) error {
 	if s.Throttle == nil {
 		return nil
 	}
@@ -24,9 +28,9 @@ func (s *Service) slowedDown(ctx context.Context, email string, o Origin) error 
 	return nil
 }
 
-// throttleFailed reports a wrong password (or an unknown e-mail) for email
+// failed reports a wrong password (or an unknown e-mail) for email
 // from o, even if the request was cancelled meanwhile.
-func (s *Service) throttleFailed(ctx context.Context, email string, o Origin) {
+func (s throttled) failed(ctx context.Context, email string, o Origin) {
 	if s.Throttle != nil {
 		s.Throttle.Failed(context.WithoutCancel(ctx), email, o.IP, o.Device)
 	}
@@ -41,7 +45,7 @@ func (s *Service) throttleFailed(ctx context.Context, email string, o Origin) {
 // (o.Device when the account trusts it already, else a new one; "" without
 // a Throttle). The outcome is recorded even if the request was cancelled
 // meanwhile.
-func (s *Service) trustClient(ctx context.Context, email string, o Origin) string {
+func (s throttled) trustClient(ctx context.Context, email string, o Origin) string {
 	if s.Throttle == nil {
 		return ""
 	}
@@ -53,7 +57,7 @@ func (s *Service) trustClient(ctx context.Context, email string, o Origin) strin
 // client is trusted for passwords only. Its second factors still count
 // against the account, so that whoever controls only the mailbox
 // gains no unthrottled second-factor guesses by resetting the password.
-func (s *Service) trustPassword(ctx context.Context, email string, o Origin) string {
+func (s throttled) trustPassword(ctx context.Context, email string, o Origin) string {
 	if s.Throttle == nil {
 		return ""
 	}

@@ -99,11 +99,11 @@ type TOTPEnrollment struct {
 // EnrollTOTP makes a new pending TOTP secret for the owner, replacing an
 // earlier pending one. The secret is stored only encrypted.
 // ErrTOTPEnabled means the owner has a confirmed one.
-func (s *Service) EnrollTOTP(ctx context.Context, owner uuid.UUID) (*TOTPEnrollment, error) {
-	if s.MFA.Key == nil {
+func (sf *SecondFactors) EnrollTOTP(ctx context.Context, owner uuid.UUID) (*TOTPEnrollment, error) {
+	if sf.Engine.MFA.Key == nil {
 		return nil, errNoDataKey
 	}
-	acc, err := s.Account(ctx, owner)
+	acc, err := sf.Engine.Account(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *Service) EnrollTOTP(ctx context.Context, owner uuid.UUID) (*TOTPEnrollm
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
 	}
-	sealed, nonce, err := s.MFA.Key.Seal(secret, totpContext(string(s.Kind.Type), owner))
+	sealed, nonce, err := sf.Engine.MFA.Key.Seal(secret, totpContext(string(sf.Engine.Kind.Type), owner))
 	if err != nil {
 		return nil, err
 	}
@@ -119,32 +119,32 @@ func (s *Service) EnrollTOTP(ctx context.Context, owner uuid.UUID) (*TOTPEnrollm
 	if err != nil {
 		return nil, err
 	}
-	row := &models.TOTP{ID: id, OwnerType: string(s.Kind.Type), OwnerID: owner, SecretCiphertext: sealed, SecretNonce: nonce, CreatedAt: s.Now()}
-	if _, err := s.Factors.PutPendingTOTP(ctx, s.DB, row); err != nil {
+	row := &models.TOTP{ID: id, OwnerType: string(sf.Engine.Kind.Type), OwnerID: owner, SecretCiphertext: sealed, SecretNonce: nonce, CreatedAt: sf.Engine.Now()}
+	if _, err := sf.Engine.Factors.PutPendingTOTP(ctx, sf.Engine.DB, row); err != nil {
 		if errors.Is(err, models.ErrConflict) {
 			return nil, ErrTOTPEnabled
 		}
 		return nil, err
 	}
-	key, err := totp.Generate(totp.GenerateOpts{Issuer: s.MFA.Issuer, AccountName: acc.Email, Period: totpPeriod,
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: sf.Engine.MFA.Issuer, AccountName: acc.Email, Period: totpPeriod,
 		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1, Secret: secret})
 	if err != nil {
 		return nil, fmt.Errorf("otpauth url: %w", err)
 	}
-	return &TOTPEnrollment{Secret: key.Secret(), URL: key.URL(), Issuer: s.MFA.Issuer, AccountName: acc.Email,
+	return &TOTPEnrollment{Secret: key.Secret(), URL: key.URL(), Issuer: sf.Engine.MFA.Issuer, AccountName: acc.Email,
 		Digits: totpDigits, Period: totpPeriod, Algorithm: "SHA1"}, nil
 }
 
 // openTOTP decrypts the secret of row. A secret that does not open (the
 // data key is not the one it was sealed with, or the row was tampered
 // with) is an internal error, logged without any secret: never a bypass.
-func (s *Service) openTOTP(row *models.TOTP) ([]byte, error) {
-	if s.MFA.Key == nil {
+func (sf *SecondFactors) openTOTP(row *models.TOTP) ([]byte, error) {
+	if sf.Engine.MFA.Key == nil {
 		return nil, errNoDataKey
 	}
-	secret, err := s.MFA.Key.Open(row.SecretCiphertext, row.SecretNonce, totpContext(row.OwnerType, row.OwnerID))
+	secret, err := sf.Engine.MFA.Key.Open(row.SecretCiphertext, row.SecretNonce, totpContext(row.OwnerType, row.OwnerID))
 	if err != nil {
-		s.Log.Error("a TOTP secret does not open under DATA_ENCRYPTION_KEY", "ownerType", row.OwnerType, "ownerId", row.OwnerID.String())
+		sf.Engine.Log.Error("a TOTP secret does not open under DATA_ENCRYPTION_KEY", "ownerType", row.OwnerType, "ownerId", row.OwnerID.String())
 		return nil, fmt.Errorf("open the totp secret of %s %s: %w", row.OwnerType, row.OwnerID, err)
 	}
 	return secret, nil
@@ -154,19 +154,19 @@ func (s *Service) openTOTP(row *models.TOTP) ([]byte, error) {
 // pending as confirmed says, and returns its row and the step the code is
 // for. No secret in that state is absent; a code that does not match is
 // ErrInvalidTOTPCode.
-func (s *Service) matchOwnTOTP(ctx context.Context, owner uuid.UUID, confirmed bool, code string, absent error) (*models.TOTP, int64, error) {
-	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
+func (sf *SecondFactors) matchOwnTOTP(ctx context.Context, owner uuid.UUID, confirmed bool, code string, absent error) (*models.TOTP, int64, error) {
+	row, err := sf.Engine.Factors.TOTP(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), owner)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && (row.ConfirmedAt != nil) != confirmed) {
 		return nil, 0, absent
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	secret, err := s.openTOTP(row)
+	secret, err := sf.openTOTP(row)
 	if err != nil {
 		return nil, 0, err
 	}
-	step, ok, err := matchTOTP(secret, code, s.Now(), s.MFA.Skew)
+	step, ok, err := matchTOTP(secret, code, sf.Engine.Now(), sf.Engine.MFA.Skew)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -188,12 +188,12 @@ type Confirmed struct {
 // owner a set of recovery codes, ends every other session and access
 // token, and continues the caller's session at level 2 with otp added,
 // all in one transaction. ErrTOTPNotPending means nothing is pending.
-func (s *Service) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, code string, o Origin) (*Confirmed, error) {
-	row, step, err := s.matchOwnTOTP(ctx, owner, false, code, ErrTOTPNotPending)
+func (sf *SecondFactors) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, code string, o Origin) (*Confirmed, error) {
+	row, step, err := sf.matchOwnTOTP(ctx, owner, false, code, ErrTOTPNotPending)
 	if err != nil {
 		return nil, err
 	}
-	codes, err := s.newRecoveryCodes(owner)
+	codes, err := sf.newRecoveryCodes(owner)
 	if err != nil {
 		return nil, err
 	}
@@ -203,17 +203,17 @@ func (s *Service) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, cod
 		raw     string
 		revoked []uuid.UUID
 	)
-	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	err = models.Transact(ctx, sf.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
-		acc, sess, raw, revoked, err = s.confirmTOTP(ctx, tx, row, step, codes, session, o)
+		acc, sess, raw, revoked, err = sf.confirmTOTP(ctx, tx, row, step, codes, session, o)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notifyEnded(owner, without(revoked, session))
-	s.notice(ctx, acc, mail.MFAEnabled)
-	iss, err := s.issue(acc, sess, raw)
+	sf.Engine.notifyEnded(owner, without(revoked, session))
+	sf.Engine.notices().send(ctx, acc, mail.MFAEnabled)
+	iss, err := sf.Engine.issue(acc, sess, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -221,31 +221,31 @@ func (s *Service) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, cod
 }
 
 // confirmTOTP is the transaction of ConfirmTOTP.
-func (s *Service) confirmTOTP(ctx context.Context, tx *sqlx.Tx, row *models.TOTP, step int64, codes *recoveryCodes, session uuid.UUID, o Origin) (*models.Account, *models.Session, string, []uuid.UUID, error) {
-	owner, now := row.OwnerID, s.Now()
-	if _, err := s.lockActive(ctx, tx, owner); err != nil {
+func (sf *SecondFactors) confirmTOTP(ctx context.Context, tx *sqlx.Tx, row *models.TOTP, step int64, codes *recoveryCodes, session uuid.UUID, o Origin) (*models.Account, *models.Session, string, []uuid.UUID, error) {
+	owner, now := row.OwnerID, sf.Engine.Now()
+	if _, err := sf.Engine.lockActive(ctx, tx, owner); err != nil {
 		return nil, nil, "", nil, err
 	}
-	ok, err := s.Factors.ConfirmTOTP(ctx, tx, row.ID, row.SecretNonce, step, now)
+	ok, err := sf.Engine.Factors.ConfirmTOTP(ctx, tx, row.ID, row.SecretNonce, step, now)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
 	if !ok {
 		return nil, nil, "", nil, ErrTOTPNotPending // confirmed, removed or replaced meanwhile
 	}
-	if err := s.Factors.ReplaceRecoveryCodes(ctx, tx, row.OwnerType, owner, codes.ids, codes.hashes, now); err != nil {
+	if err := sf.Engine.Factors.ReplaceRecoveryCodes(ctx, tx, row.OwnerType, owner, codes.ids, codes.hashes, now); err != nil {
 		return nil, nil, "", nil, err
 	}
 	raise := func(a models.Assurance) models.Assurance { return a.With(models.MethodTOTP, 2, now) }
-	sess, raw, revoked, err := s.restartSession(ctx, tx, owner, session, raise, o, now)
+	sess, raw, revoked, err := sf.Engine.restartSession(ctx, tx, owner, session, raise, o, now)
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	if err := s.record(ctx, tx, models.EventMFAEnabled, owner, session, o,
+	if err := sf.Engine.record(ctx, tx, models.EventMFAEnabled, owner, session, o,
 		map[string]any{"method": FactorTOTP, "revoked": len(revoked) - 1}); err != nil {
 		return nil, nil, "", nil, err
 	}
-	acc, err := s.Accounts.ByID(ctx, tx, owner)
+	acc, err := sf.Engine.Accounts.ByID(ctx, tx, owner)
 	return acc, sess, raw, revoked, err
 }
 

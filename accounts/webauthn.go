@@ -139,8 +139,8 @@ func credentialOf(p *models.Passkey) webauthn.Credential {
 
 // webauthnOwner returns the library's view of the owner id, its user handle made
 // now if it has none yet.
-func (s *Service) webauthnOwner(ctx context.Context, id uuid.UUID) (*webauthnOwner, error) {
-	acc, err := s.Account(ctx, id)
+func (pk *Passkeys) webauthnOwner(ctx context.Context, id uuid.UUID) (*webauthnOwner, error) {
+	acc, err := pk.Engine.Account(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +148,11 @@ func (s *Service) webauthnOwner(ctx context.Context, id uuid.UUID) (*webauthnOwn
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, err
 	}
-	handle, err := s.Passkeys.UserHandle(ctx, s.DB, string(s.Kind.Type), id, fresh, s.Now())
+	handle, err := pk.Engine.Passkeys.UserHandle(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), id, fresh, pk.Engine.Now())
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.Passkeys.List(ctx, s.DB, string(s.Kind.Type), id)
+	list, err := pk.Engine.Passkeys.List(ctx, pk.Engine.DB, string(pk.Engine.Kind.Type), id)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (s *Service) webauthnOwner(ctx context.Context, id uuid.UUID) (*webauthnOwn
 // beginCeremony stores the server's half of a ceremony bound to b and
 // returns what the client needs, options being the library's options
 // object.
-func (s *Service) beginCeremony(ctx context.Context, b models.Binding, options any, session *webauthn.SessionData) (*WebAuthnOptions, error) {
+func (pk *Passkeys) beginCeremony(ctx context.Context, b models.Binding, options any, session *webauthn.SessionData) (*WebAuthnOptions, error) {
 	opts, err := json.Marshal(options)
 	if err != nil {
 		return nil, fmt.Errorf("webauthn options: %w", err)
@@ -179,10 +179,10 @@ func (s *Service) beginCeremony(ctx context.Context, b models.Binding, options a
 	if err != nil {
 		return nil, err
 	}
-	now := s.Now()
-	c := &models.Ceremony{ID: id, OwnerType: string(s.Kind.Type), Binding: b, SessionData: data,
+	now := pk.Engine.Now()
+	c := &models.Ceremony{ID: id, OwnerType: string(pk.Engine.Kind.Type), Binding: b, SessionData: data,
 		ExpiresAt: now.Add(CeremonyTTL), CreatedAt: now}
-	if err := s.Ceremonies.Insert(ctx, s.DB, c); err != nil {
+	if err := pk.Ceremonies.Insert(ctx, pk.Engine.DB, c); err != nil {
 		return nil, err
 	}
 	return &WebAuthnOptions{ChallengeID: id, Options: opts}, nil
@@ -194,15 +194,15 @@ func (s *Service) beginCeremony(ctx context.Context, b models.Binding, options a
 // presented again. Each flow names its errors for the two ways a ceremony
 // is not live: one never issued for b is unknown, one issued but spent or
 // expired is dead.
-func (s *Service) spendCeremony(ctx context.Context, raw string, b models.Binding, unknown, dead error) (*webauthn.SessionData, error) {
+func (pk *Passkeys) spendCeremony(ctx context.Context, raw string, b models.Binding, unknown, dead error) (*webauthn.SessionData, error) {
 	id, err := uuid.Parse(raw)
 	if err != nil || len(raw) != 36 {
 		return nil, unknown
 	}
-	typ := string(s.Kind.Type)
-	data, err := s.Ceremonies.Spend(ctx, s.DB, id, typ, b, s.Now())
+	typ := string(pk.Engine.Kind.Type)
+	data, err := pk.Ceremonies.Spend(ctx, pk.Engine.DB, id, typ, b, pk.Engine.Now())
 	if errors.Is(err, models.ErrNotFound) {
-		known, kerr := s.Ceremonies.Known(ctx, s.DB, id, typ, b)
+		known, kerr := pk.Ceremonies.Known(ctx, pk.Engine.DB, id, typ, b)
 		switch {
 		case kerr != nil:
 			return nil, kerr

@@ -54,6 +54,8 @@ type app struct {
 	now      func() time.Time
 	users    *accounts.Service
 	admins   *accounts.Service
+	// userRooms and adminRooms are the types built on each engine.
+	userRooms, adminRooms *rooms
 	// federation signs users in through identity providers.
 	federation *accounts.Federation
 	// webauthn is the relying party of passkeys, nil when they are off.
@@ -174,6 +176,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	}
 	a.users = a.newAccounts(accounts.Users)
 	a.admins = a.newAccounts(accounts.Admins)
+	a.userRooms, a.adminRooms = newRooms(a.users, a.webauthn), newRooms(a.admins, a.webauthn)
 	a.federation = a.newFederation()
 	a.posts = a.newPosts()
 	return a, nil

@@ -31,7 +31,7 @@ func (a *app) jobs() []queues.Job {
 			Handler: a.counted(queues.V1SendMailTask, a.mailer.Handle)},
 		{Queue: queues.MailQueue, Name: accounts.V1RequestPasswordResetTask, MaxFails: 10, Backoff: mail.Backoff(a.cfg.MailRetryBackoff),
 			Handler: a.counted(accounts.V1RequestPasswordResetTask, func(ctx context.Context, job *work.Job) error {
-				return users.RunPasswordResetRequest(ctx, job.ArgString("email"),
+				return a.userRooms.credentials.RunPasswordResetRequest(ctx, job.ArgString("email"),
 					accounts.Origin{IP: job.ArgString("ip"), UserAgent: job.ArgString("userAgent")})
 			})},
 		{Queue: queues.MaintenanceQueue, Name: queues.PurgeSessionsTask, Handler: a.counted(queues.PurgeSessionsTask, func(ctx context.Context, _ *work.Job) error {
@@ -45,7 +45,7 @@ func (a *app) jobs() []queues.Job {
 				a.log.Info("purged expired sessions", "deleted", n)
 			}
 			// One table holds the challenges of every owner type.
-			n, err := users.PurgeChallenges(ctx)
+			n, err := a.userRooms.factors.PurgeChallenges(ctx)
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ func (a *app) reauthentication() *framework.Reauthentication {
 		MaxAge: a.cfg.ReauthMaxAge,
 		Code:   func(t action.OwnerType) errorcodes.Code { return a.service(t).Kind.Codes.SecondFactor.ReauthRequired },
 		Details: func(ctx context.Context, c *action.Caller, r action.Reauth) (any, error) {
-			methods, err := a.service(c.Type).ReauthMethods(ctx, c.ID, r == action.ReauthFactor && c.Assurance.SecondFactor)
+			methods, err := a.rooms(c.Type).factors.ReauthMethods(ctx, c.ID, r == action.ReauthFactor && c.Assurance.SecondFactor)
 			return v1.ReauthDetails{Methods: methods}, err
 		},
 	}
@@ -57,6 +57,14 @@ func (a *app) service(t action.OwnerType) *accounts.Service {
 		return a.admins
 	}
 	return a.users
+}
+
+// rooms returns the types built on the account engine of owner type t.
+func (a *app) rooms(t action.OwnerType) *rooms {
+	if t == accounts.Admins.Type {
+		return a.adminRooms
+	}
+	return a.userRooms
 }
 
 // errorDetails documents, for the API document, the members the second

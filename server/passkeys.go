@@ -129,17 +129,18 @@ func webOrigin(o, rpID string) (string, string) {
 	return strings.ToLower(u.Scheme + "://" + u.Host), ""
 }
 
-// registerPasskeyActions mounts the passkeys of svc's owner type; the
-// actions that write a challenge for anyone who asks spend the client's
-// options budget of limits (nil: not limited).
-func registerPasskeyActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies, limits *rateLimits) {
-	framework.Register(fw, &v1.Passkeys{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyRegisterOptions{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyRegister{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyRename{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyRemove{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyLoginOptions{Accounts: svc, ClientBudget: limits.optionsBudget(action.RatePasskey)})
-	framework.Register(fw, &v1.PasskeyLogin{Accounts: svc, Cookies: cookies})
-	framework.Register(fw, &v1.MFAWebAuthnOptions{Accounts: svc, ClientBudget: limits.optionsBudget(action.RateMFA)})
-	framework.Register(fw, &v1.ReauthenticateOptions{Accounts: svc})
+// registerPasskeyActions mounts the passkeys of one owner type (and the
+// WebAuthn options of its second factor); the actions that write a
+// challenge for anyone who asks spend the client's options budget of
+// limits (nil: not limited).
+func registerPasskeyActions(fw *framework.Framework, passkeys *accounts.Passkeys, factors *accounts.SecondFactors, cookies v1.Cookies, limits *rateLimits) {
+	framework.Register(fw, &v1.Passkeys{Passkeys: passkeys})
+	framework.Register(fw, &v1.PasskeyRegisterOptions{Passkeys: passkeys})
+	framework.Register(fw, &v1.PasskeyRegister{Passkeys: passkeys})
+	framework.Register(fw, &v1.PasskeyRename{Passkeys: passkeys})
+	framework.Register(fw, &v1.PasskeyRemove{Passkeys: passkeys})
+	framework.Register(fw, &v1.PasskeyLoginOptions{Passkeys: passkeys, ClientBudget: limits.optionsBudget(action.RatePasskey)})
+	framework.Register(fw, &v1.PasskeyLogin{Passkeys: passkeys, Cookies: cookies})
+	framework.Register(fw, &v1.MFAWebAuthnOptions{Factors: factors, ClientBudget: limits.optionsBudget(action.RateMFA)})
+	framework.Register(fw, &v1.ReauthenticateOptions{Factors: factors})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/invopop/validation"
 
 	"github.com/actionkit/actionkit/accounts"
@@ -32,7 +33,6 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s := accounts.NewService(kind, a.db, a.tokens, a.hasher, a.cfg.RefreshTokenTTL, a.log)
 	s.Now = a.now
 	s.MFA = a.cfg.MFA
-	s.WebAuthn = a.webauthn
 	s.Notices = a.mailer
 	s.RefreshOutcome = func(outcome string) {
 		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
@@ -60,6 +60,29 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	return s
 }
 
+// rooms are the types built on one owner kind's account engine, each
+// with its part of the engine's work (compose builds them once per kind).
+type rooms struct {
+	credentials *accounts.Credentials
+	factors     *accounts.SecondFactors
+	passkeys    *accounts.Passkeys
+	// management is what admins do to the kind's accounts (used for
+	// users only).
+	management *accounts.Management
+}
+
+// newRooms wires the types built on s, passkeys with the relying party
+// rp (nil: off).
+func newRooms(s *accounts.Service, rp *webauthn.WebAuthn) *rooms {
+	passkeys := accounts.NewPasskeys(s, rp)
+	return &rooms{
+		credentials: &accounts.Credentials{Engine: s},
+		factors:     &accounts.SecondFactors{Engine: s, Passkeys: passkeys},
+		passkeys:    passkeys,
+		management:  &accounts.Management{Engine: s},
+	}
+}
+
 // newFederation builds sign-in through the configured identity providers,
 // on the users' engine (compose calls it once, after newAccounts).
 func (a *app) newFederation() *accounts.Federation {
@@ -82,8 +105,8 @@ func (a *app) registerOIDCActions(fw *framework.Framework, cookies v1.Cookies) {
 	framework.Register(fw, &v1.OIDCCallback{Federation: a.federation, Cookies: cookies})
 	framework.Register(fw, &v1.OIDCExchange{Federation: a.federation, Cookies: cookies})
 	framework.Register(fw, &v1.OIDCLink{Federation: a.federation, Cookies: cookies})
-	framework.Register(fw, &v1.Identities{Users: a.users})
-	framework.Register(fw, &v1.UnlinkIdentity{Users: a.users})
+	framework.Register(fw, &v1.Identities{Federation: a.federation})
+	framework.Register(fw, &v1.UnlinkIdentity{Federation: a.federation})
 }
 
 // newPosts builds the posts engine (compose calls it once).
@@ -106,31 +129,32 @@ func validationRules(a *app) map[string]validation.Rule { return v1.Rules(a.cata
 
 // registerAdminUserActions mounts the actions admins manage users with.
 func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.Service) {
-	framework.Register(fw, &v1.AdminListUsers{Users: users})
+	manage := a.userRooms.management
+	framework.Register(fw, &v1.AdminListUsers{Users: manage})
 	framework.Register(fw, &v1.AdminReadUser{Users: users})
 	framework.Register(fw, &v1.AdminUserSessions{Users: users})
 	framework.Register(fw, &v1.AdminUserEvents{Users: users})
-	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: users})
-	framework.Register(fw, &v1.AdminResetUserMFA{Users: users})
-	framework.Register(fw, &v1.AdminUserIdentities{Users: users})
-	framework.Register(fw, &v1.AdminUnlinkIdentity{Users: users})
-	framework.Register(fw, &v1.AdminUserPasskeys{Users: users})
-	framework.Register(fw, &v1.AdminRemoveUserPasskey{Users: users})
+	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: manage})
+	framework.Register(fw, &v1.AdminResetUserMFA{Users: manage})
+	framework.Register(fw, &v1.AdminUserIdentities{Federation: a.federation})
+	framework.Register(fw, &v1.AdminUnlinkIdentity{Federation: a.federation})
+	framework.Register(fw, &v1.AdminUserPasskeys{Passkeys: a.userRooms.passkeys})
+	framework.Register(fw, &v1.AdminRemoveUserPasskey{Passkeys: a.userRooms.passkeys})
 	for _, change := range v1.UserChanges() {
-		framework.Register(fw, &v1.AdminChangeUser{Users: users, Change: change})
+		framework.Register(fw, &v1.AdminChangeUser{Users: manage, Change: change})
 	}
 }
 
 // registerMFAActions mounts the second factor and re-authentication of
-// svc's owner type.
-func registerMFAActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies) {
-	framework.Register(fw, &v1.MFAStatus{Accounts: svc})
-	framework.Register(fw, &v1.TOTPEnroll{Accounts: svc})
-	framework.Register(fw, &v1.TOTPConfirm{Accounts: svc, Cookies: cookies})
-	framework.Register(fw, &v1.TOTPDisable{Accounts: svc})
-	framework.Register(fw, &v1.RecoveryCodesRegenerate{Accounts: svc})
-	framework.Register(fw, &v1.MFAVerify{Accounts: svc, Cookies: cookies})
-	framework.Register(fw, &v1.Reauthenticate{Accounts: svc})
+// one owner type.
+func registerMFAActions(fw *framework.Framework, factors *accounts.SecondFactors, cookies v1.Cookies) {
+	framework.Register(fw, &v1.MFAStatus{Factors: factors})
+	framework.Register(fw, &v1.TOTPEnroll{Factors: factors})
+	framework.Register(fw, &v1.TOTPConfirm{Factors: factors, Cookies: cookies})
+	framework.Register(fw, &v1.TOTPDisable{Factors: factors})
+	framework.Register(fw, &v1.RecoveryCodesRegenerate{Factors: factors})
+	framework.Register(fw, &v1.MFAVerify{Factors: factors, Cookies: cookies})
+	framework.Register(fw, &v1.Reauthenticate{Factors: factors})
 }
 
 // registerActions mounts every action of the bundled server. The actions
@@ -145,25 +169,30 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 		refreshBudget = limits.clientBudget(action.RateRefresh)
 	}
 	framework.Register(fw, &v1.Register{Accounts: users, Cookies: cookies})
-	for _, svc := range []*accounts.Service{users, admins} {
+	for _, k := range []struct {
+		svc   *accounts.Service
+		rooms *rooms
+	}{{users, a.userRooms}, {admins, a.adminRooms}} {
+		svc := k.svc
 		framework.Register(fw, &v1.Login{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Refresh{Accounts: svc, Cookies: cookies, ClientBudget: refreshBudget})
 		framework.Register(fw, &v1.Logout{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.LogoutAll{Accounts: svc, Cookies: cookies})
 		framework.Register(fw, &v1.Read{Accounts: svc})
-		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
-		registerMFAActions(fw, svc, cookies)
-		registerPasskeyActions(fw, svc, cookies, limits)
+		framework.Register(fw, &v1.ChangePassword{Credentials: k.rooms.credentials, Cookies: cookies})
+		registerMFAActions(fw, k.rooms.factors, cookies)
+		registerPasskeyActions(fw, k.rooms.passkeys, k.rooms.factors, cookies, limits)
 	}
 	framework.Register(fw, &v1.Sessions{Accounts: users})
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
 	a.registerAdminUserActions(fw, users)
 	// The mail flows are for users only.
-	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
-	framework.Register(fw, &v1.ResetPassword{Accounts: users, Cookies: cookies})
-	framework.Register(fw, &v1.VerifyEmail{Accounts: users})
-	framework.Register(fw, &v1.RequestEmailVerification{Accounts: users})
+	creds := a.userRooms.credentials
+	framework.Register(fw, &v1.RequestPasswordReset{Credentials: creds})
+	framework.Register(fw, &v1.ResetPassword{Credentials: creds, Cookies: cookies})
+	framework.Register(fw, &v1.VerifyEmail{Credentials: creds})
+	framework.Register(fw, &v1.RequestEmailVerification{Credentials: creds})
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
 	a.registerOIDCActions(fw, cookies)
 	framework.Register(fw, &v1.CreatePost{Posts: a.posts})

@@ -115,6 +115,10 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	if kind.Type == accounts.Users.Type {
 		s.Mail = e.mailSettings(t)
 	}
+	s.Credentials = &accounts.Credentials{Engine: s.Service}
+	s.PasskeyFlows = accounts.NewPasskeys(s.Service, nil)
+	s.SecondFactors = &accounts.SecondFactors{Engine: s.Service, Passkeys: s.PasskeyFlows}
+	s.Management = &accounts.Management{Engine: s.Service}
 	return s
 }
 

@@ -21,8 +21,14 @@ const Password = "Correct-horse-battery-9"
 // Service is an account engine of an Env, with what its hooks reported.
 type Service struct {
 	*accounts.Service
-	ended    record[Ended]
-	outcomes record[string]
+	// The types built on the engine, wired to it as the server wires
+	// them (Management for users only, as admins manage users).
+	Credentials   *accounts.Credentials
+	SecondFactors *accounts.SecondFactors
+	PasskeyFlows  *accounts.Passkeys
+	Management    *accounts.Management
+	ended         record[Ended]
+	outcomes      record[string]
 }
 
 // Ended is one call of the engine's Ended hook: sessions of an owner

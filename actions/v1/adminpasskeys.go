@@ -11,7 +11,7 @@ import (
 
 // AdminUserPasskeys lists a user's passkeys.
 type AdminUserPasskeys struct {
-	Users *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // Spec declares V1AdminUserPasskeys.
@@ -21,10 +21,10 @@ func (a *AdminUserPasskeys) Spec() action.Spec {
 
 // Run lists them.
 func (a *AdminUserPasskeys) Run(ctx context.Context, _ *action.Request, in *UserIDArgs) (*PasskeysResult, error) {
-	if _, err := a.Users.Account(ctx, in.ID); err != nil {
+	if _, err := a.Passkeys.Engine.Account(ctx, in.ID); err != nil {
 		return nil, userError(err)
 	}
-	list, err := a.Users.ListPasskeys(ctx, in.ID)
+	list, err := a.Passkeys.ListPasskeys(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (a *AdminUserPasskeys) Run(ctx context.Context, _ *action.Request, in *User
 // to sign in included (the user can set a password by the reset flow);
 // the event names the admin.
 type AdminRemoveUserPasskey struct {
-	Users *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // AdminUserPasskeyArgs name a user and one of its passkeys.
@@ -53,7 +53,7 @@ func (a *AdminRemoveUserPasskey) Spec() action.Spec {
 // Run removes it.
 func (a *AdminRemoveUserPasskey) Run(ctx context.Context, req *action.Request, in *AdminUserPasskeyArgs) (*Empty, error) {
 	by := actor(req)
-	if err := a.Users.RemovePasskey(ctx, in.ID, in.PasskeyID, by.Origin, &by); err != nil {
+	if err := a.Passkeys.RemovePasskey(ctx, in.ID, in.PasskeyID, by.Origin, &by); err != nil {
 		return nil, userError(err)
 	}
 	return &Empty{}, nil

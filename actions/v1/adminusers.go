@@ -59,7 +59,7 @@ func actor(req *action.Request) accounts.Actor {
 
 // AdminListUsers pages through users, newest first.
 type AdminListUsers struct {
-	Users *accounts.Service
+	Users *accounts.Management
 }
 
 // AdminListUsersArgs are the arguments of AdminListUsers: a filter and a
@@ -167,7 +167,7 @@ func (a *AdminUserEvents) Run(ctx context.Context, _ *action.Request, in *AdminU
 // AdminRevokeUserSessions ends every session of a user, a logout-all on the
 // user's behalf.
 type AdminRevokeUserSessions struct {
-	Users *accounts.Service
+	Users *accounts.Management
 }
 
 // Spec declares V1AdminRevokeUserSessions.
@@ -187,7 +187,7 @@ func (a *AdminRevokeUserSessions) Run(ctx context.Context, req *action.Request, 
 // answer to a lost one): every session, access token and socket of the
 // user ends at once, and the user is mailed.
 type AdminResetUserMFA struct {
-	Users *accounts.Service
+	Users *accounts.Management
 }
 
 // Spec declares V1AdminResetUserMFA.
@@ -208,7 +208,7 @@ func (a *AdminResetUserMFA) Run(ctx context.Context, req *action.Request, in *Us
 // deactivate, activate, delete (soft) or restore. Deactivation and deletion
 // end the user's sessions, access tokens and sockets at once.
 type AdminChangeUser struct {
-	Users *accounts.Service
+	Users *accounts.Management
 	// Change is "deactivate", "activate", "delete" or "restore": the
 	// action's path segment.
 	Change string
@@ -217,22 +217,22 @@ type AdminChangeUser struct {
 // userChange is one change AdminChangeUser can make.
 type userChange struct {
 	verb, summary string
-	apply         func(users *accounts.Service, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error)
+	apply         func(users *accounts.Management, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error)
 }
 
 // userChanges are the changes of AdminChangeUser, by path segment.
 var userChanges = map[string]userChange{
 	"deactivate": {"DeactivateUser", "Deactivate a user; every session ends",
-		func(u *accounts.Service, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error) {
+		func(u *accounts.Management, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error) {
 			return u.SetActive(ctx, id, false, by)
 		}},
 	"activate": {"ActivateUser", "Activate a user",
-		func(u *accounts.Service, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error) {
+		func(u *accounts.Management, ctx context.Context, id uuid.UUID, by accounts.Actor) (*models.Account, error) {
 			return u.SetActive(ctx, id, true, by)
 		}},
-	"delete": {"DeleteUser", "Delete a user (soft); every session ends", (*accounts.Service).Delete},
+	"delete": {"DeleteUser", "Delete a user (soft); every session ends", (*accounts.Management).Delete},
 	"restore": {"RestoreUser", "Restore a deleted user; its sessions stay ended",
-		(*accounts.Service).Restore},
+		(*accounts.Management).Restore},
 }
 
 // UserChanges lists the path segments of AdminChangeUser, in a fixed order.

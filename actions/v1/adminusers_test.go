@@ -19,13 +19,13 @@ func adminAPI(t *testing.T) (env *accountstest.Env, api, admin *actiontest.API) 
 	t.Helper()
 	env, api = newEnv(t)
 	users := env.Users.Service
-	framework.Register(api.Framework, &v1.AdminListUsers{Users: users})
+	framework.Register(api.Framework, &v1.AdminListUsers{Users: env.Users.Management})
 	framework.Register(api.Framework, &v1.AdminReadUser{Users: users})
 	framework.Register(api.Framework, &v1.AdminUserSessions{Users: users})
 	framework.Register(api.Framework, &v1.AdminUserEvents{Users: users})
-	framework.Register(api.Framework, &v1.AdminRevokeUserSessions{Users: users})
+	framework.Register(api.Framework, &v1.AdminRevokeUserSessions{Users: env.Users.Management})
 	for _, change := range v1.UserChanges() {
-		framework.Register(api.Framework, &v1.AdminChangeUser{Users: users, Change: change})
+		framework.Register(api.Framework, &v1.AdminChangeUser{Users: env.Users.Management, Change: change})
 	}
 	_, iss := env.Admins.LoggedIn(t, action.Web)
 	return env, api, api.As(env.Admins.Caller(iss))

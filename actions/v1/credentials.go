@@ -13,8 +13,8 @@ import (
 // other session and access token ends at once, and the caller's session
 // continues with new tokens.
 type ChangePassword struct {
-	Accounts *accounts.Service
-	Cookies  Cookies
+	Credentials *accounts.Credentials
+	Cookies     Cookies
 }
 
 // ChangePasswordArgs are the arguments of ChangePassword. The caller's
@@ -30,10 +30,10 @@ type ChangePasswordArgs struct {
 
 // Spec declares V1ChangePassword (V1AdminChangePassword for admins).
 func (a *ChangePassword) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "ChangePassword", "changepassword")
+	s := specFor(a.Credentials.Engine.Kind, "ChangePassword", "changepassword")
 	s.Summary = "Change your password; every other session ends"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
-	s.Errors = []errorcodes.Code{a.Accounts.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+	s.Auth = action.Owner(a.Credentials.Engine.Kind.Type)
+	s.Errors = []errorcodes.Code{a.Credentials.Engine.Kind.Codes.InvalidCurrentPassword, errorcodes.ServiceBusy, errorcodes.TooManyRequests}
 	s.RateClass = action.RatePassword
 	s.SameSite = true // sets the refresh cookie
 	// An owner with a second factor changes its password only from a
@@ -44,26 +44,26 @@ func (a *ChangePassword) Spec() action.Spec {
 
 // Run changes the password and answers the caller's new tokens.
 func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *ChangePasswordArgs) (*SessionResult, error) {
-	o := OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken)
-	iss, err := a.Accounts.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, o)
+	o := OriginWithDevice(a.Credentials.Engine.Kind, a.Cookies, req, in.DeviceToken)
+	iss, err := a.Credentials.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, o)
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
-		return nil, a.Accounts.Kind.Codes.InvalidCurrentPassword.New()
+		return nil, a.Credentials.Engine.Kind.Codes.InvalidCurrentPassword.New()
 	case errors.Is(err, accounts.ErrSamePassword):
 		return nil, errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
 			"newPassword": {Code: "must_differ", Message: "must differ from the current password"},
 		})
 	case err != nil:
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Credentials.Engine.Kind, err)
 	}
-	return SessionAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
+	return SessionAnswer(a.Credentials.Engine.Kind, a.Cookies, req, iss), nil
 }
 
 // RequestPasswordReset mails a reset link to the address if it belongs to
 // an active user. The answer is the same, and takes about the same time,
 // whether or not it does.
 type RequestPasswordReset struct {
-	Accounts *accounts.Service
+	Credentials *accounts.Credentials
 }
 
 // RequestPasswordResetArgs are the arguments of RequestPasswordReset.
@@ -73,7 +73,7 @@ type RequestPasswordResetArgs struct {
 
 // Spec declares V1RequestPasswordReset.
 func (a *RequestPasswordReset) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "RequestPasswordReset", "requestpasswordreset")
+	s := specFor(a.Credentials.Engine.Kind, "RequestPasswordReset", "requestpasswordreset")
 	s.Summary = "Ask for a password reset link by mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
@@ -83,7 +83,7 @@ func (a *RequestPasswordReset) Spec() action.Spec {
 
 // Run queues the request.
 func (a *RequestPasswordReset) Run(ctx context.Context, req *action.Request, in *RequestPasswordResetArgs) (*Empty, error) {
-	if err := a.Accounts.RequestPasswordReset(ctx, in.Email, Origin(req)); err != nil {
+	if err := a.Credentials.RequestPasswordReset(ctx, in.Email, Origin(req)); err != nil {
 		return nil, mailError(err)
 	}
 	return &Empty{}, nil
@@ -94,8 +94,8 @@ func (a *RequestPasswordReset) Run(ctx context.Context, req *action.Request, in 
 // client that completed it in its login slow-down, and the answer sets the
 // device cookie.
 type ResetPassword struct {
-	Accounts *accounts.Service
-	Cookies  Cookies
+	Credentials *accounts.Credentials
+	Cookies     Cookies
 }
 
 // ResetPasswordArgs are the arguments of ResetPassword.
@@ -108,7 +108,7 @@ type ResetPasswordArgs struct {
 
 // Spec declares V1ResetPassword.
 func (a *ResetPassword) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "ResetPassword", "resetpassword")
+	s := specFor(a.Credentials.Engine.Kind, "ResetPassword", "resetpassword")
 	s.Summary = "Set a new password with the token of a reset mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{accounts.UserInvalidResetToken, errorcodes.ServiceBusy}
@@ -118,15 +118,15 @@ func (a *ResetPassword) Spec() action.Spec {
 
 // Run resets the password.
 func (a *ResetPassword) Run(ctx context.Context, req *action.Request, in *ResetPasswordArgs) (*Empty, error) {
-	device, err := a.Accounts.ResetPassword(ctx, in.Token, in.Password, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
+	device, err := a.Credentials.ResetPassword(ctx, in.Token, in.Password, OriginWithDevice(a.Credentials.Engine.Kind, a.Cookies, req, in.DeviceToken))
 	if errors.Is(err, accounts.ErrInvalidToken) {
 		return nil, accounts.UserInvalidResetToken.New()
 	}
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Credentials.Engine.Kind, err)
 	}
 	if device != "" {
-		a.Cookies.SetDevice(req, a.Accounts.Kind.Type, device)
+		a.Cookies.SetDevice(req, a.Credentials.Engine.Kind.Type, device)
 	}
 	return &Empty{}, nil
 }
@@ -134,14 +134,14 @@ func (a *ResetPassword) Run(ctx context.Context, req *action.Request, in *ResetP
 // RequestEmailVerification mails the caller a new verification link,
 // unless its address is verified already or the bound is reached.
 type RequestEmailVerification struct {
-	Accounts *accounts.Service
+	Credentials *accounts.Credentials
 }
 
 // Spec declares V1RequestEmailVerification.
 func (a *RequestEmailVerification) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "RequestEmailVerification", "requestemailverification")
+	s := specFor(a.Credentials.Engine.Kind, "RequestEmailVerification", "requestemailverification")
 	s.Summary = "Ask for a new address verification mail"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(a.Credentials.Engine.Kind.Type)
 	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
 	s.RateClass = action.RateMail
 	return s
@@ -149,7 +149,7 @@ func (a *RequestEmailVerification) Spec() action.Spec {
 
 // Run queues the mail.
 func (a *RequestEmailVerification) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
-	if _, err := a.Accounts.RequestEmailVerification(ctx, req.Caller.ID); err != nil {
+	if _, err := a.Credentials.RequestEmailVerification(ctx, req.Caller.ID); err != nil {
 		return nil, mailError(err)
 	}
 	return &Empty{}, nil
@@ -158,7 +158,7 @@ func (a *RequestEmailVerification) Run(ctx context.Context, req *action.Request,
 // VerifyEmail marks the address verified with the token of a verification
 // mail.
 type VerifyEmail struct {
-	Accounts *accounts.Service
+	Credentials *accounts.Credentials
 }
 
 // VerifyEmailArgs are the arguments of VerifyEmail.
@@ -168,7 +168,7 @@ type VerifyEmailArgs struct {
 
 // Spec declares V1VerifyEmail.
 func (a *VerifyEmail) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "VerifyEmail", "verifyemail")
+	s := specFor(a.Credentials.Engine.Kind, "VerifyEmail", "verifyemail")
 	s.Summary = "Confirm your address with the token of a verification mail"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{accounts.UserInvalidVerificationToken}
@@ -178,7 +178,7 @@ func (a *VerifyEmail) Spec() action.Spec {
 
 // Run verifies the address.
 func (a *VerifyEmail) Run(ctx context.Context, req *action.Request, in *VerifyEmailArgs) (*AccountResult, error) {
-	acc, err := a.Accounts.VerifyEmail(ctx, in.Token, Origin(req))
+	acc, err := a.Credentials.VerifyEmail(ctx, in.Token, Origin(req))
 	if errors.Is(err, accounts.ErrInvalidToken) {
 		return nil, accounts.UserInvalidVerificationToken.New()
 	}

@@ -25,7 +25,7 @@ func TestChangePassword(t *testing.T) {
 	env, api := newEnv(t)
 	specs := map[*accountstest.Service]action.Spec{}
 	for _, svc := range []*accountstest.Service{env.Users, env.Admins} {
-		a := &v1.ChangePassword{Accounts: svc.Service, Cookies: testCookies()}
+		a := &v1.ChangePassword{Credentials: svc.Credentials, Cookies: testCookies()}
 		framework.Register(api.Framework, a)
 		specs[svc] = a.Spec()
 	}
@@ -78,8 +78,8 @@ func TestChangePassword(t *testing.T) {
 // arguments are named; without mail the request is 503.
 func TestPasswordReset(t *testing.T) {
 	env, api := newEnv(t)
-	request := &v1.RequestPasswordReset{Accounts: env.Users.Service}
-	reset := &v1.ResetPassword{Accounts: env.Users.Service, Cookies: testCookies()}
+	request := &v1.RequestPasswordReset{Credentials: env.Users.Credentials}
+	reset := &v1.ResetPassword{Credentials: env.Users.Credentials, Cookies: testCookies()}
 	framework.Register(api.Framework, request)
 	framework.Register(api.Framework, reset)
 	acc := env.Users.NewAccount(t)
@@ -94,7 +94,7 @@ func TestPasswordReset(t *testing.T) {
 	}
 	wantInvalid(t, api.Call(http.MethodPost, "/v1/users/requestpasswordreset", actiontest.Args{"email": "ada"}), "email")
 
-	if err := env.Users.RunPasswordResetRequest(t.Context(), acc.Email, accountstest.Origin(action.Web)); err != nil {
+	if err := env.Users.Credentials.RunPasswordResetRequest(t.Context(), acc.Email, accountstest.Origin(action.Web)); err != nil {
 		t.Fatal(err)
 	}
 	token := accountstest.TokenOf(t, env.Mails(t, acc.Email)[0])
@@ -110,7 +110,7 @@ func TestPasswordReset(t *testing.T) {
 	noMail := env.NewService(t, accounts.Users)
 	noMail.Mail = nil
 	api = newAPI(t)
-	framework.Register(api.Framework, &v1.RequestPasswordReset{Accounts: noMail.Service})
+	framework.Register(api.Framework, &v1.RequestPasswordReset{Credentials: noMail.Credentials})
 	wantError(t, api.Call(http.MethodPost, "/v1/users/requestpasswordreset", actiontest.Args{"email": acc.Email}),
 		request.Spec(), http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
 }
@@ -121,8 +121,8 @@ func TestPasswordReset(t *testing.T) {
 // request is refused, and without mail it is 503.
 func TestEmailVerification(t *testing.T) {
 	env, api := newEnv(t)
-	request := &v1.RequestEmailVerification{Accounts: env.Users.Service}
-	verify := &v1.VerifyEmail{Accounts: env.Users.Service}
+	request := &v1.RequestEmailVerification{Credentials: env.Users.Credentials}
+	verify := &v1.VerifyEmail{Credentials: env.Users.Credentials}
 	framework.Register(api.Framework, request)
 	framework.Register(api.Framework, verify)
 	acc, iss := env.Users.LoggedIn(t, action.Web)
@@ -145,7 +145,7 @@ func TestEmailVerification(t *testing.T) {
 	noMail := env.NewService(t, accounts.Users)
 	noMail.Mail = nil
 	api = newAPI(t)
-	framework.Register(api.Framework, &v1.RequestEmailVerification{Accounts: noMail.Service})
+	framework.Register(api.Framework, &v1.RequestEmailVerification{Credentials: noMail.Credentials})
 	wantError(t, api.As(env.Users.Caller(iss)).Call(http.MethodPost, "/v1/users/requestemailverification", nil), request.Spec(),
 		http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
 }

@@ -36,7 +36,7 @@ func identitiesResult(list []models.Identity) *IdentitiesResult {
 
 // Identities lists the caller's identity-provider accounts.
 type Identities struct {
-	Users *accounts.Service
+	Federation *accounts.Federation
 }
 
 // Spec declares V1Identities.
@@ -46,7 +46,7 @@ func (a *Identities) Spec() action.Spec {
 
 // Run lists them, oldest first.
 func (a *Identities) Run(ctx context.Context, req *action.Request, _ *struct{}) (*IdentitiesResult, error) {
-	list, err := a.Users.ListIdentities(ctx, req.Caller.ID)
+	list, err := a.Federation.ListIdentities(ctx, req.Caller.ID)
 	if err != nil {
 		return nil, federationError(err)
 	}
@@ -56,7 +56,7 @@ func (a *Identities) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 // UnlinkIdentity removes one of the caller's identity-provider accounts,
 // unless it is the caller's last way to sign in.
 type UnlinkIdentity struct {
-	Users *accounts.Service
+	Federation *accounts.Federation
 }
 
 // UnlinkIdentityArgs name the identity.
@@ -74,7 +74,7 @@ func (a *UnlinkIdentity) Spec() action.Spec {
 
 // Run removes it.
 func (a *UnlinkIdentity) Run(ctx context.Context, req *action.Request, in *UnlinkIdentityArgs) (*Empty, error) {
-	if err := a.Users.Unlink(ctx, req.Caller.ID, req.Caller.Session, in.IdentityID, Origin(req)); err != nil {
+	if err := a.Federation.Unlink(ctx, req.Caller.ID, req.Caller.Session, in.IdentityID, Origin(req)); err != nil {
 		return nil, federationError(err)
 	}
 	return &Empty{}, nil
@@ -82,7 +82,7 @@ func (a *UnlinkIdentity) Run(ctx context.Context, req *action.Request, in *Unlin
 
 // AdminUserIdentities lists a user's identity-provider accounts.
 type AdminUserIdentities struct {
-	Users *accounts.Service
+	Federation *accounts.Federation
 }
 
 // Spec declares V1AdminUserIdentities.
@@ -92,7 +92,7 @@ func (a *AdminUserIdentities) Spec() action.Spec {
 
 // Run lists them.
 func (a *AdminUserIdentities) Run(ctx context.Context, _ *action.Request, in *UserIDArgs) (*IdentitiesResult, error) {
-	list, err := a.Users.ListIdentities(ctx, in.ID)
+	list, err := a.Federation.ListIdentities(ctx, in.ID)
 	if err != nil {
 		return nil, userError(err)
 	}
@@ -103,7 +103,7 @@ func (a *AdminUserIdentities) Run(ctx context.Context, _ *action.Request, in *Us
 // behalf, even its last way to sign in (the user can still set a password
 // through the reset mail); the event records the admin's id.
 type AdminUnlinkIdentity struct {
-	Users *accounts.Service
+	Federation *accounts.Federation
 }
 
 // AdminUnlinkIdentityArgs name the user and the identity.
@@ -120,7 +120,7 @@ func (a *AdminUnlinkIdentity) Spec() action.Spec {
 
 // Run removes it.
 func (a *AdminUnlinkIdentity) Run(ctx context.Context, req *action.Request, in *AdminUnlinkIdentityArgs) (*Empty, error) {
-	err := a.Users.UnlinkFor(ctx, in.ID, in.IdentityID, actor(req))
+	err := a.Federation.UnlinkFor(ctx, in.ID, in.IdentityID, actor(req))
 	if errors.Is(err, accounts.ErrIdentityNotFound) {
 		return nil, accounts.UserIdentityNotFound.New()
 	}

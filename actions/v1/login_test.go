@@ -68,10 +68,10 @@ func TestLoginRefusals(t *testing.T) {
 	framework.Register(api.Framework, login)
 	framework.Register(api.Framework, admin)
 	inactive, deleted, unverified := users.NewAccount(t), users.NewAccount(t), users.NewAccount(t)
-	if _, err := users.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
+	if _, err := users.Management.SetActive(t.Context(), inactive.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
+	if _, err := users.Management.Delete(t.Context(), deleted.ID, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	call := func(path, email, password string) *actiontest.Response {

@@ -24,7 +24,7 @@ func mfaSpec(kind accounts.Kind, verb, path, summary string, errs ...errorcodes.
 
 // MFAStatus answers what the caller has of a second factor.
 type MFAStatus struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // MFAStatusView is the second-factor status on the wire. Methods are the
@@ -45,12 +45,12 @@ type MFAStatusResult struct {
 
 // Spec declares V1MFAStatus (V1AdminMFAStatus for admins).
 func (a *MFAStatus) Spec() action.Spec {
-	return mfaSpec(a.Accounts.Kind, "MFAStatus", "status", "Read what you have of a second factor")
+	return mfaSpec(a.Factors.Engine.Kind, "MFAStatus", "status", "Read what you have of a second factor")
 }
 
 // Run answers the status.
 func (a *MFAStatus) Run(ctx context.Context, req *action.Request, _ *struct{}) (*MFAStatusResult, error) {
-	st, err := a.Accounts.Status(ctx, req.Caller.ID)
+	st, err := a.Factors.Status(ctx, req.Caller.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (a *MFAStatus) Run(ctx context.Context, req *action.Request, _ *struct{}) (
 // TOTPEnroll starts setting up an authenticator app: a new pending secret,
 // shown once (it replaces an earlier pending one).
 type TOTPEnroll struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // TOTPEnrollResult is the pending secret: in base32, as the otpauth URL,
@@ -80,18 +80,18 @@ type TOTPEnrollResult struct {
 
 // Spec declares V1TOTPEnroll.
 func (a *TOTPEnroll) Spec() action.Spec {
-	s := mfaSpec(a.Accounts.Kind, "TOTPEnroll", "totp/enroll",
+	s := mfaSpec(a.Factors.Engine.Kind, "TOTPEnroll", "totp/enroll",
 		"Start setting up an authenticator app: a pending secret, its otpauth URL, and qrCode, a PNG data URL of a QR code of that URL",
-		a.Accounts.Kind.Codes.SecondFactor.TOTPAlreadyEnabled)
+		a.Factors.Engine.Kind.Codes.SecondFactor.TOTPAlreadyEnabled)
 	s.Reauth = action.ReauthFactor
 	return s
 }
 
 // Run makes the pending secret.
 func (a *TOTPEnroll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*TOTPEnrollResult, error) {
-	e, err := a.Accounts.EnrollTOTP(ctx, req.Caller.ID)
+	e, err := a.Factors.EnrollTOTP(ctx, req.Caller.ID)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
 	qrCode, err := qrDataURL(e.URL)
 	if err != nil {
@@ -105,8 +105,8 @@ func (a *TOTPEnroll) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 // Every other session ends, the caller's goes on with new tokens at level
 // 2, and the recovery codes are shown once.
 type TOTPConfirm struct {
-	Accounts *accounts.Service
-	Cookies  Cookies
+	Factors *accounts.SecondFactors
+	Cookies Cookies
 }
 
 // CodeArgs carry a code: a TOTP code, or for TOTPDisable a recovery code.
@@ -123,8 +123,8 @@ type TOTPConfirmResult struct {
 
 // Spec declares V1TOTPConfirm.
 func (a *TOTPConfirm) Spec() action.Spec {
-	c := a.Accounts.Kind.Codes.SecondFactor
-	s := mfaSpec(a.Accounts.Kind, "TOTPConfirm", "totp/confirm", "Confirm the authenticator app with a code; every other session ends",
+	c := a.Factors.Engine.Kind.Codes.SecondFactor
+	s := mfaSpec(a.Factors.Engine.Kind, "TOTPConfirm", "totp/confirm", "Confirm the authenticator app with a code; every other session ends",
 		c.TOTPNotPending, c.InvalidTOTPCode)
 	s.Reauth = action.ReauthFactor
 	s.SameSite = true // sets the refresh cookie
@@ -133,23 +133,23 @@ func (a *TOTPConfirm) Spec() action.Spec {
 
 // Run confirms the secret.
 func (a *TOTPConfirm) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*TOTPConfirmResult, error) {
-	c, err := a.Accounts.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.Session, in.Code, Origin(req))
+	c, err := a.Factors.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.Session, in.Code, Origin(req))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
-	return &TOTPConfirmResult{RecoveryCodes: c.RecoveryCodes, SessionResult: *SessionAnswer(a.Accounts.Kind, a.Cookies, req, c.Issued)}, nil
+	return &TOTPConfirmResult{RecoveryCodes: c.RecoveryCodes, SessionResult: *SessionAnswer(a.Factors.Engine.Kind, a.Cookies, req, c.Issued)}, nil
 }
 
 // TOTPDisable turns the authenticator app off, proven by one of its codes
 // or a recovery code.
 type TOTPDisable struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // Spec declares V1TOTPDisable.
 func (a *TOTPDisable) Spec() action.Spec {
-	c := a.Accounts.Kind.Codes.SecondFactor
-	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode,
+	c := a.Factors.Engine.Kind.Codes.SecondFactor
+	s := mfaSpec(a.Factors.Engine.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode,
 		errorcodes.TooManyRequests, c.TooManyFailures)
 	s.Reauth = action.ReauthFactor
 	return s
@@ -157,17 +157,17 @@ func (a *TOTPDisable) Spec() action.Spec {
 
 // Run turns it off and answers the account as it now is.
 func (a *TOTPDisable) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*AccountResult, error) {
-	acc, err := a.Accounts.DisableTOTP(ctx, req.Caller.ID, in.Code, Origin(req))
+	acc, err := a.Factors.DisableTOTP(ctx, req.Caller.ID, in.Code, Origin(req))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
-	return accountResult(a.Accounts.Kind, acc), nil
+	return accountResult(a.Factors.Engine.Kind, acc), nil
 }
 
 // RecoveryCodesRegenerate replaces the caller's recovery codes by a new
 // set, shown once; the earlier set is void.
 type RecoveryCodesRegenerate struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // RecoveryCodesResult is a new set of recovery codes.
@@ -177,17 +177,17 @@ type RecoveryCodesResult struct {
 
 // Spec declares V1RecoveryCodesRegenerate.
 func (a *RecoveryCodesRegenerate) Spec() action.Spec {
-	s := mfaSpec(a.Accounts.Kind, "RecoveryCodesRegenerate", "recoverycodes/regenerate", "Replace your recovery codes",
-		a.Accounts.Kind.Codes.SecondFactor.MFANotEnabled)
+	s := mfaSpec(a.Factors.Engine.Kind, "RecoveryCodesRegenerate", "recoverycodes/regenerate", "Replace your recovery codes",
+		a.Factors.Engine.Kind.Codes.SecondFactor.MFANotEnabled)
 	s.Reauth = action.ReauthFactor
 	return s
 }
 
 // Run makes the new set.
 func (a *RecoveryCodesRegenerate) Run(ctx context.Context, req *action.Request, _ *struct{}) (*RecoveryCodesResult, error) {
-	codes, err := a.Accounts.RegenerateRecoveryCodes(ctx, req.Caller.ID, Origin(req))
+	codes, err := a.Factors.RegenerateRecoveryCodes(ctx, req.Caller.ID, Origin(req))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
 	return &RecoveryCodesResult{RecoveryCodes: codes}, nil
 }

@@ -16,8 +16,8 @@ import (
 // second factor. It answers exactly what the first step would have on
 // success (V2Login's shape after a V2Login).
 type MFAVerify struct {
-	Accounts *accounts.Service
-	Cookies  Cookies
+	Factors *accounts.SecondFactors
+	Cookies Cookies
 }
 
 // MFAVerifyArgs are the arguments of MFAVerify: the handle, the method and
@@ -45,7 +45,7 @@ type MFAVerifyResult struct {
 
 // Spec declares V1MFAVerify (V1AdminMFAVerify for admins).
 func (a *MFAVerify) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Factors.Engine.Kind
 	c := k.Codes.SecondFactor
 	s := specFor(k, "MFAVerify", "mfa/verify")
 	s.Summary = "Finish a login with a second factor"
@@ -61,11 +61,11 @@ func (a *MFAVerify) Spec() action.Spec {
 // Run completes the login.
 func (a *MFAVerify) Run(ctx context.Context, req *action.Request, in *MFAVerifyArgs) (*MFAVerifyResult, error) {
 	f := accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID, Credential: in.Credential}
-	iss, err := a.Accounts.Verify(ctx, in.MFAToken, f, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
+	iss, err := a.Factors.Verify(ctx, in.MFAToken, f, OriginWithDevice(a.Factors.Engine.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
-	out := &MFAVerifyResult{SessionResult: *LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss),
+	out := &MFAVerifyResult{SessionResult: *LoginAnswer(a.Factors.Engine.Kind, a.Cookies, req, iss),
 		RecoveryCodesRemaining: iss.RecoveryCodesRemaining}
 	if iss.Version >= 2 {
 		exp := iss.AccessExpiresAt
@@ -80,7 +80,7 @@ func (a *MFAVerify) Run(ctx context.Context, req *action.Request, in *MFAVerifyA
 // assertion). The session's authentication time becomes now; a second
 // factor (a passkey included) also raises its level to 2.
 type Reauthenticate struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // ReauthenticateArgs are the arguments of Reauthenticate.
@@ -99,7 +99,7 @@ type ReauthenticateResult struct {
 
 // Spec declares V1Reauthenticate (V1AdminReauthenticate for admins).
 func (a *Reauthenticate) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Factors.Engine.Kind
 	c := k.Codes.SecondFactor
 	s := specFor(k, "Reauthenticate", "reauthenticate")
 	s.Summary = "Confirm it is you, for the sensitive actions"
@@ -121,12 +121,12 @@ func (a *Reauthenticate) Run(ctx context.Context, req *action.Request, in *Reaut
 	case in.Method != "":
 		f = &accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID, Credential: in.Credential}
 	}
-	sess, err := a.Accounts.Reauthenticate(ctx, req.Caller.ID, req.Caller.Session, in.Password, f, Origin(req))
+	sess, err := a.Factors.Reauthenticate(ctx, req.Caller.ID, req.Caller.Session, in.Password, f, Origin(req))
 	if err != nil {
 		if f == nil && errors.Is(err, accounts.ErrInvalidCredentials) {
-			return nil, a.Accounts.Kind.Codes.InvalidCurrentPassword.New()
+			return nil, a.Factors.Engine.Kind.Codes.InvalidCurrentPassword.New()
 		}
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
 	return &ReauthenticateResult{Session: ViewSession(sess, req.Caller.Session)}, nil
 }

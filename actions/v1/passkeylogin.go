@@ -16,7 +16,7 @@ import (
 // browser offers any passkey of this site (also in the autofill of a
 // sign-in field, with conditional mediation).
 type PasskeyLoginOptions struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 	// ClientBudget, when set, spends one unit of the client's budget of
 	// login options and returns how long the client must wait when it
 	// was already spent (zero: not spent): each call writes a challenge.
@@ -25,7 +25,7 @@ type PasskeyLoginOptions struct {
 
 // Spec declares V1PasskeyLoginOptions (V1AdminPasskeyLoginOptions).
 func (a *PasskeyLoginOptions) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "PasskeyLoginOptions", "passkeys/loginoptions")
+	s := specFor(a.Passkeys.Engine.Kind, "PasskeyLoginOptions", "passkeys/loginoptions")
 	s.Summary = "Start a passwordless login: the options of navigator.credentials.get()"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable, errorcodes.TooManyRequests}
@@ -37,9 +37,9 @@ func (a *PasskeyLoginOptions) Run(ctx context.Context, req *action.Request, _ *s
 	if err := spendOptions(ctx, req, a.ClientBudget); err != nil {
 		return nil, err
 	}
-	o, err := a.Accounts.PasskeyLoginOptions(ctx)
+	o, err := a.Passkeys.PasskeyLoginOptions(ctx)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return optionsResult(o), nil
 }
@@ -48,7 +48,7 @@ func (a *PasskeyLoginOptions) Run(ctx context.Context, req *action.Request, _ *s
 // session is at level 2 with the method hwk. A passkey login never owes
 // another factor.
 type PasskeyLogin struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 	Cookies  Cookies
 }
 
@@ -63,7 +63,7 @@ type PasskeyLoginArgs struct {
 
 // Spec declares V1PasskeyLogin (V1AdminPasskeyLogin for admins).
 func (a *PasskeyLogin) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Passkeys.Engine.Kind
 	c := k.Codes
 	s := specFor(k, "PasskeyLogin", "passkeys/login")
 	s.Summary = "Log in with a passkey"
@@ -81,9 +81,9 @@ func (a *PasskeyLogin) Spec() action.Spec {
 
 // Run logs in.
 func (a *PasskeyLogin) Run(ctx context.Context, req *action.Request, in *PasskeyLoginArgs) (*SessionResult, error) {
-	iss, err := a.Accounts.PasskeyLogin(ctx, in.ChallengeID, in.Credential, OriginWithDevice(a.Accounts.Kind, a.Cookies, req, in.DeviceToken))
+	iss, err := a.Passkeys.PasskeyLogin(ctx, in.ChallengeID, in.Credential, OriginWithDevice(a.Passkeys.Engine.Kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
-	return LoginAnswer(a.Accounts.Kind, a.Cookies, req, iss), nil
+	return LoginAnswer(a.Passkeys.Engine.Kind, a.Cookies, req, iss), nil
 }

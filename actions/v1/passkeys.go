@@ -82,17 +82,17 @@ func optionsResult(o *accounts.WebAuthnOptions) *WebAuthnOptionsResult {
 
 // Passkeys lists the caller's passkeys.
 type Passkeys struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // Spec declares V1Passkeys (V1AdminPasskeys for admins).
 func (a *Passkeys) Spec() action.Spec {
-	return passkeySpec(a.Accounts.Kind, "Passkeys", "", "List your passkeys")
+	return passkeySpec(a.Passkeys.Engine.Kind, "Passkeys", "", "List your passkeys")
 }
 
 // Run lists them.
 func (a *Passkeys) Run(ctx context.Context, req *action.Request, _ *struct{}) (*PasskeysResult, error) {
-	list, err := a.Accounts.ListPasskeys(ctx, req.Caller.ID)
+	list, err := a.Passkeys.ListPasskeys(ctx, req.Caller.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -101,12 +101,12 @@ func (a *Passkeys) Run(ctx context.Context, req *action.Request, _ *struct{}) (*
 
 // PasskeyRegisterOptions starts adding a passkey.
 type PasskeyRegisterOptions struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // Spec declares V1PasskeyRegisterOptions.
 func (a *PasskeyRegisterOptions) Spec() action.Spec {
-	s := passkeySpec(a.Accounts.Kind, "PasskeyRegisterOptions", "registeroptions",
+	s := passkeySpec(a.Passkeys.Engine.Kind, "PasskeyRegisterOptions", "registeroptions",
 		"Start adding a passkey: the options of navigator.credentials.create()", errorcodes.ServiceUnavailable)
 	s.Reauth = action.ReauthFactor
 	return s
@@ -114,16 +114,16 @@ func (a *PasskeyRegisterOptions) Spec() action.Spec {
 
 // Run makes the options.
 func (a *PasskeyRegisterOptions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
-	o, err := a.Accounts.PasskeyRegisterOptions(ctx, req.Caller.ID, req.Caller.Session)
+	o, err := a.Passkeys.PasskeyRegisterOptions(ctx, req.Caller.ID, req.Caller.Session)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return optionsResult(o), nil
 }
 
 // PasskeyRegister finishes adding a passkey with the created credential.
 type PasskeyRegister struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // PasskeyRegisterArgs are the arguments of PasskeyRegister: the ceremony,
@@ -137,7 +137,7 @@ type PasskeyRegisterArgs struct {
 
 // Spec declares V1PasskeyRegister.
 func (a *PasskeyRegister) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Passkeys.Engine.Kind
 	s := passkeySpec(k, "PasskeyRegister", "register", "Finish adding a passkey",
 		k.Codes.Passkey.InvalidChallenge, k.Codes.SecondFactor.InvalidWebAuthnResponse, errorcodes.ServiceUnavailable)
 	s.Reauth = action.ReauthFactor
@@ -147,16 +147,16 @@ func (a *PasskeyRegister) Spec() action.Spec {
 
 // Run registers the passkey.
 func (a *PasskeyRegister) Run(ctx context.Context, req *action.Request, in *PasskeyRegisterArgs) (*PasskeyResult, error) {
-	p, err := a.Accounts.RegisterPasskey(ctx, req.Caller.ID, req.Caller.Session, in.ChallengeID, in.Credential, in.Name, Origin(req))
+	p, err := a.Passkeys.RegisterPasskey(ctx, req.Caller.ID, req.Caller.Session, in.ChallengeID, in.Credential, in.Name, Origin(req))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return &PasskeyResult{Passkey: ViewPasskey(p)}, nil
 }
 
 // PasskeyRename names one of the caller's passkeys.
 type PasskeyRename struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // PasskeyRenameArgs are the arguments of PasskeyRename.
@@ -167,14 +167,14 @@ type PasskeyRenameArgs struct {
 
 // Spec declares V1PasskeyRename.
 func (a *PasskeyRename) Spec() action.Spec {
-	return passkeySpec(a.Accounts.Kind, "PasskeyRename", "rename", "Rename a passkey", a.Accounts.Kind.Codes.Passkey.NotFound)
+	return passkeySpec(a.Passkeys.Engine.Kind, "PasskeyRename", "rename", "Rename a passkey", a.Passkeys.Engine.Kind.Codes.Passkey.NotFound)
 }
 
 // Run renames it.
 func (a *PasskeyRename) Run(ctx context.Context, req *action.Request, in *PasskeyRenameArgs) (*PasskeyResult, error) {
-	p, err := a.Accounts.RenamePasskey(ctx, req.Caller.ID, in.PasskeyID, in.Name)
+	p, err := a.Passkeys.RenamePasskey(ctx, req.Caller.ID, in.PasskeyID, in.Name)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return &PasskeyResult{Passkey: ViewPasskey(p)}, nil
 }
@@ -182,7 +182,7 @@ func (a *PasskeyRename) Run(ctx context.Context, req *action.Request, in *Passke
 // PasskeyRemove removes one of the caller's passkeys, unless it is the
 // last way to sign in to the account.
 type PasskeyRemove struct {
-	Accounts *accounts.Service
+	Passkeys *accounts.Passkeys
 }
 
 // PasskeyIDArgs name one of the caller's passkeys.
@@ -192,16 +192,16 @@ type PasskeyIDArgs struct {
 
 // Spec declares V1PasskeyRemove.
 func (a *PasskeyRemove) Spec() action.Spec {
-	c := a.Accounts.Kind.Codes.Passkey
-	s := passkeySpec(a.Accounts.Kind, "PasskeyRemove", "remove", "Remove a passkey", c.NotFound, c.LastSignInMethod)
+	c := a.Passkeys.Engine.Kind.Codes.Passkey
+	s := passkeySpec(a.Passkeys.Engine.Kind, "PasskeyRemove", "remove", "Remove a passkey", c.NotFound, c.LastSignInMethod)
 	s.Reauth = action.ReauthFactor
 	return s
 }
 
 // Run removes it.
 func (a *PasskeyRemove) Run(ctx context.Context, req *action.Request, in *PasskeyIDArgs) (*Empty, error) {
-	if err := a.Accounts.RemovePasskey(ctx, req.Caller.ID, in.PasskeyID, Origin(req), nil); err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+	if err := a.Passkeys.RemovePasskey(ctx, req.Caller.ID, in.PasskeyID, Origin(req), nil); err != nil {
+		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return &Empty{}, nil
 }

@@ -13,7 +13,7 @@ import (
 // options of navigator.credentials.get() listing the owner's passkeys.
 // Their answer goes to V1MFAVerify with method webauthn.
 type MFAWebAuthnOptions struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 	// ClientBudget is as in PasskeyLoginOptions, for the client's budget
 	// of second-step options.
 	ClientBudget func(ctx context.Context, req *action.Request) time.Duration
@@ -26,7 +26,7 @@ type MFATokenArgs struct {
 
 // Spec declares V1MFAWebAuthnOptions (V1AdminMFAWebAuthnOptions).
 func (a *MFAWebAuthnOptions) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Factors.Engine.Kind
 	s := specFor(k, "MFAWebAuthnOptions", "mfa/webauthnoptions")
 	s.Summary = "Start a login's second step with a passkey"
 	s.Auth = action.Public
@@ -40,9 +40,9 @@ func (a *MFAWebAuthnOptions) Run(ctx context.Context, req *action.Request, in *M
 	if err := spendOptions(ctx, req, a.ClientBudget); err != nil {
 		return nil, err
 	}
-	o, err := a.Accounts.SecondFactorOptions(ctx, in.MFAToken)
+	o, err := a.Factors.SecondFactorOptions(ctx, in.MFAToken)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
 	return optionsResult(o), nil
 }
@@ -51,12 +51,12 @@ func (a *MFAWebAuthnOptions) Run(ctx context.Context, req *action.Request, in *M
 // options of navigator.credentials.get() listing the caller's passkeys.
 // Their answer goes to V1Reauthenticate with method webauthn.
 type ReauthenticateOptions struct {
-	Accounts *accounts.Service
+	Factors *accounts.SecondFactors
 }
 
 // Spec declares V1ReauthenticateOptions (V1AdminReauthenticateOptions).
 func (a *ReauthenticateOptions) Spec() action.Spec {
-	k := a.Accounts.Kind
+	k := a.Factors.Engine.Kind
 	s := specFor(k, "ReauthenticateOptions", "reauthenticateoptions")
 	s.Summary = "Start a re-authentication with a passkey"
 	s.Auth = action.Owner(k.Type)
@@ -66,9 +66,9 @@ func (a *ReauthenticateOptions) Spec() action.Spec {
 
 // Run makes the options.
 func (a *ReauthenticateOptions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
-	o, err := a.Accounts.ReauthOptions(ctx, req.Caller.ID, req.Caller.Session)
+	o, err := a.Factors.ReauthOptions(ctx, req.Caller.ID, req.Caller.Session)
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
 	return optionsResult(o), nil
 }
