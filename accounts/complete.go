@@ -135,7 +135,7 @@ func (s *Service) complete(ctx context.Context, f firstFactor) (*Issued, error) 
 // challenge stores the second step of a login whose owner owes a second
 // factor, and returns the answer that hands its handle out.
 func (s *Service) challenge(ctx context.Context, tx *sqlx.Tx, f firstFactor, acc *models.Account, factors models.Factors, now time.Time) (*MFARequiredError, error) {
-	raw, hash, err := auth.NewRefreshToken() // 32 random bytes as 64 hex, stored as SHA-256
+	raw, hash, err := auth.NewOpaqueToken() // 32 random bytes as 64 hex, stored as SHA-256
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func TestResetPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unknown, _, _ := auth.NewRefreshToken()
+	unknown, _, _ := auth.NewOpaqueToken()
 	env.Clock.Advance(accountstest.ResetTTL / 2)
 	for name, raw := range map[string]string{
 		"used": token, "malformed": "not-a-token", "unknown": unknown, "of an inactive owner": ofInactive,

@@ -33,7 +33,7 @@ func TestLogin(t *testing.T) {
 	}
 	live := users.Live(t, acc.ID)
 	if len(live) != 1 || live[0].ID != iss.Session.ID || live[0].Client != "app" || live[0].Platform != "ios" ||
-		live[0].RefreshTokenHash != auth.HashRefreshToken(iss.RefreshToken) {
+		live[0].RefreshTokenHash != auth.HashOpaqueToken(iss.RefreshToken) {
 		t.Errorf("sessions %+v, want the one issued", live)
 	}
 	evs := users.EventsOf(t, acc.ID)

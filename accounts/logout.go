@@ -37,8 +37,8 @@ func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw stri
 		if ok {
 			ended = append(ended, session)
 		}
-		if auth.WellFormedRefreshToken(raw) {
-			chain, ok, err := s.Sessions.RevokeByHash(ctx, tx, owner, auth.HashRefreshToken(raw), now)
+		if auth.WellFormedOpaqueToken(raw) {
+			chain, ok, err := s.Sessions.RevokeByHash(ctx, tx, owner, auth.HashOpaqueToken(raw), now)
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 	if purpose == models.PurposeEmailVerify {
 		kind, link, ttl = mail.EmailVerify, s.Mail.VerifyURL, s.Mail.VerifyTTL
 	}
-	raw, hash, err := auth.NewRefreshToken() // the same form: 32 random bytes, 64 hex, stored as SHA-256
+	raw, hash, err := auth.NewOpaqueToken() // the same form: 32 random bytes, 64 hex, stored as SHA-256
 	if err != nil {
 		return false, err
 	}

@@ -42,12 +42,12 @@ type refreshOutcome struct {
 // Every other outcome is ErrInvalidRefresh. The first is tried in one
 // statement (RotateLive); anything else takes refreshLocked.
 func (s *Service) Refresh(ctx context.Context, raw string, o Origin) (*Issued, error) {
-	if !auth.WellFormedRefreshToken(raw) {
+	if !auth.WellFormedOpaqueToken(raw) {
 		t := transitionFor(tokenMalformed, false, false, false)
 		s.outcome(t.outcome)
 		return nil, t.err(0)
 	}
-	hash := auth.HashRefreshToken(raw)
+	hash := auth.HashOpaqueToken(raw)
 	if iss, err := s.rotateLive(ctx, hash, o); err == nil || !errors.Is(err, models.ErrNotFound) {
 		return iss, err
 	}

@@ -38,7 +38,7 @@ func TestRegister(t *testing.T) {
 	}
 	live := users.Live(t, acc.ID)
 	if len(live) != 1 || live[0].ID != iss.Session.ID || live[0].ChainID != iss.Session.ID || live[0].Client != "app" ||
-		live[0].Platform != "ios" || live[0].RefreshTokenHash != auth.HashRefreshToken(iss.RefreshToken) ||
+		live[0].Platform != "ios" || live[0].RefreshTokenHash != auth.HashOpaqueToken(iss.RefreshToken) ||
 		live[0].IPAddress == nil || *live[0].IPAddress != o.IP {
 		t.Errorf("sessions %+v, want the one issued (%v)", live, iss.Session.ID)
 	}

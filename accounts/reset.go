@@ -57,10 +57,10 @@ func (c *Credentials) RunPasswordResetRequest(ctx context.Context, email string,
 // is still unused, so of concurrent resets with one token exactly one
 // succeeds.
 func (c *Credentials) ResetPassword(ctx context.Context, raw, password string, o Origin) (device string, err error) {
-	if !auth.WellFormedRefreshToken(raw) {
+	if !auth.WellFormedOpaqueToken(raw) {
 		return "", ErrInvalidToken
 	}
-	hash := auth.HashRefreshToken(raw)
+	hash := auth.HashOpaqueToken(raw)
 	tok, err := c.Engine.OneTime.Live(ctx, c.Engine.DB, models.PurposePasswordReset, hash, c.Engine.Now())
 	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(c.Engine.Kind.Type)) {
 		return "", ErrInvalidToken

@@ -58,10 +58,10 @@ func (sf *SecondFactors) Verify(ctx context.Context, raw string, f SecondFactor,
 // liveChallenge returns the live login challenge whose handle is raw; a
 // malformed, unknown, expired, used or burnt handle is ErrInvalidMFAToken.
 func (sf *SecondFactors) liveChallenge(ctx context.Context, raw string) (*models.Challenge, error) {
-	if !auth.WellFormedRefreshToken(raw) {
+	if !auth.WellFormedOpaqueToken(raw) {
 		return nil, ErrInvalidMFAToken
 	}
-	ch, err := sf.Engine.Challenges.Live(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), auth.HashRefreshToken(raw), sf.Engine.Now(), sf.Engine.MFA.MaxAttempts)
+	ch, err := sf.Engine.Challenges.Live(ctx, sf.Engine.DB, string(sf.Engine.Kind.Type), auth.HashOpaqueToken(raw), sf.Engine.Now(), sf.Engine.MFA.MaxAttempts)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, ErrInvalidMFAToken
 	}

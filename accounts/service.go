@@ -270,7 +270,7 @@ func (s *Service) Owner() auth.Owner { return auth.Owner{Type: s.Kind.Type, Load
 // newSession prepares a session row for owner with a fresh refresh token,
 // the first of a new chain (a rotation sets the chain of the old row).
 func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, platform string, now time.Time) (*models.Session, string, error) {
-	raw, hash, err := auth.NewRefreshToken()
+	raw, hash, err := auth.NewOpaqueToken()
 	if err != nil {
 		return nil, "", err
 	}

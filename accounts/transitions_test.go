@@ -154,9 +154,9 @@ func TestRefreshTransitions(t *testing.T) {
 			case "Refresh":
 				iss, err = f.svc.Refresh(ctx, f.raw, origin)
 			case "refreshLocked":
-				iss, err = f.svc.refreshLocked(ctx, auth.HashRefreshToken(f.raw), origin)
+				iss, err = f.svc.refreshLocked(ctx, auth.HashOpaqueToken(f.raw), origin)
 			case "RotateLive":
-				iss, err = f.svc.rotateLive(ctx, auth.HashRefreshToken(f.raw), origin)
+				iss, err = f.svc.rotateLive(ctx, auth.HashOpaqueToken(f.raw), origin)
 				if !c.row.fast {
 					// Not its row: the statement must change nothing and
 					// leave it to the transaction.
@@ -258,7 +258,7 @@ func checkEffect(t *testing.T, f *refreshFixture, e effect, before, after state,
 		if !reflect.DeepEqual(next.Assurance, f.session.Assurance) || !reflect.DeepEqual(iss.Session.Assurance, f.session.Assurance) {
 			t.Errorf("successor's assurance %+v (issued %+v), want the old row's %+v", next.Assurance, iss.Session.Assurance, f.session.Assurance)
 		}
-		if iss.Session.ID != next.ID || auth.HashRefreshToken(iss.RefreshToken) != next.RefreshTokenHash {
+		if iss.Session.ID != next.ID || auth.HashOpaqueToken(iss.RefreshToken) != next.RefreshTokenHash {
 			t.Errorf("issued session %v is not the stored successor %v", iss.Session.ID, next.ID)
 		}
 		if bumped != 0 || newEvents != 0 {
@@ -319,7 +319,7 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 	case tokenMalformed:
 		f.raw = "not a refresh token"
 	case tokenUnknown:
-		raw, _, err := auth.NewRefreshToken()
+		raw, _, err := auth.NewOpaqueToken()
 		must(t, err)
 		f.raw = raw
 	case tokenActive:
@@ -351,7 +351,7 @@ func newRefreshFixture(t *testing.T, db *sqlx.DB, tokens *auth.Tokens, c refresh
 		must(t, svc.Accounts.SoftDelete(ctx, db, f.owner.ID, now))
 	}
 	if f.session != nil {
-		s, err := svc.Sessions.ByHash(ctx, db, auth.HashRefreshToken(f.raw))
+		s, err := svc.Sessions.ByHash(ctx, db, auth.HashOpaqueToken(f.raw))
 		must(t, err)
 		f.session = s
 	}

@@ -31,13 +31,13 @@ func (c *Credentials) RequestEmailVerification(ctx context.Context, owner uuid.U
 // VerifyEmail consumes a verification token and marks its owner's address
 // verified, in one transaction with its security event (from o).
 func (c *Credentials) VerifyEmail(ctx context.Context, raw string, o Origin) (*models.Account, error) {
-	if !auth.WellFormedRefreshToken(raw) {
+	if !auth.WellFormedOpaqueToken(raw) {
 		return nil, ErrInvalidToken
 	}
 	now := c.Engine.Now()
 	var acc *models.Account
 	err := models.Transact(ctx, c.Engine.DB, func(tx *sqlx.Tx) error {
-		tok, err := c.Engine.OneTime.Consume(ctx, tx, models.PurposeEmailVerify, auth.HashRefreshToken(raw), now)
+		tok, err := c.Engine.OneTime.Consume(ctx, tx, models.PurposeEmailVerify, auth.HashOpaqueToken(raw), now)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(c.Engine.Kind.Type)) {
 			return ErrInvalidToken
 		}

@@ -12,7 +12,7 @@
 //     key signs and which still verify at a given time. The server's keys
 //     live in package signingkeys; package auth/jwks fetches a server's
 //     published keys for another service.
-//   - NewRefreshToken, HashRefreshToken and WellFormedRefreshToken handle the
+//   - NewOpaqueToken, HashOpaqueToken and WellFormedOpaqueToken handle the
 //     opaque refresh tokens; only their SHA-256 hex hash is ever stored.
 //   - Hasher hashes passwords with Argon2id into PHC strings, bounding how
 //     many hashes run at once; CheckPasswordPolicy applies the rules for new

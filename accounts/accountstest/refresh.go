@@ -52,7 +52,7 @@ func (e *Env) refreshFixture(t testing.TB, row accounts.RefreshTransition) Refre
 	case "malformed":
 		f.Token = "not a refresh token"
 	case "unknown":
-		raw, _, err := auth.NewRefreshToken()
+		raw, _, err := auth.NewOpaqueToken()
 		if err != nil {
 			t.Fatalf("accountstest: %v", err)
 		}

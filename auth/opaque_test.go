@@ -5,21 +5,21 @@ import (
 	"testing"
 )
 
-func TestNewRefreshToken(t *testing.T) {
+func TestNewOpaqueToken(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		raw, hash, err := NewRefreshToken()
+		raw, hash, err := NewOpaqueToken()
 		if err != nil {
-			t.Fatalf("NewRefreshToken: %v", err)
+			t.Fatalf("NewOpaqueToken: %v", err)
 		}
-		if !WellFormedRefreshToken(raw) {
+		if !WellFormedOpaqueToken(raw) {
 			t.Fatalf("raw %q: got malformed, want 64 lowercase hex characters", raw)
 		}
-		if !WellFormedRefreshToken(hash) {
+		if !WellFormedOpaqueToken(hash) {
 			t.Fatalf("hash %q: got malformed, want 64 lowercase hex characters", hash)
 		}
-		if got := HashRefreshToken(raw); got != hash {
-			t.Fatalf("HashRefreshToken(raw): got %s, want %s", got, hash)
+		if got := HashOpaqueToken(raw); got != hash {
+			t.Fatalf("HashOpaqueToken(raw): got %s, want %s", got, hash)
 		}
 		if seen[raw] {
 			t.Fatalf("raw %q generated twice", raw)
@@ -28,7 +28,7 @@ func TestNewRefreshToken(t *testing.T) {
 	}
 }
 
-func TestHashRefreshToken(t *testing.T) {
+func TestHashOpaqueToken(t *testing.T) {
 	for _, tc := range []struct{ name, raw, want string }{
 		// sha256sum of the text, as printed by coreutils.
 		{"empty", "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
@@ -36,14 +36,14 @@ func TestHashRefreshToken(t *testing.T) {
 		{"hex text, not decoded bytes", strings.Repeat("0", 64), "60e05bd1b195af2f94112fa7197a5c88289058840ce7c6df9693756bc6250f55"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := HashRefreshToken(tc.raw); got != tc.want {
+			if got := HashOpaqueToken(tc.raw); got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestWellFormedRefreshToken(t *testing.T) {
+func TestWellFormedOpaqueToken(t *testing.T) {
 	valid := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
 		name string
@@ -64,8 +64,8 @@ func TestWellFormedRefreshToken(t *testing.T) {
 		{"base64 of 48 bytes", strings.Repeat("AbC+", 16), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := WellFormedRefreshToken(tc.raw); got != tc.want {
-				t.Errorf("WellFormedRefreshToken(%q): got %v, want %v", tc.raw, got, tc.want)
+			if got := WellFormedOpaqueToken(tc.raw); got != tc.want {
+				t.Errorf("WellFormedOpaqueToken(%q): got %v, want %v", tc.raw, got, tc.want)
 			}
 		})
 	}
