@@ -190,12 +190,23 @@ func (pk *Passkeys) RenamePasskey(ctx context.Context, owner, id uuid.UUID, name
 	return p, err
 }
 
-// RemovePasskey removes the owner's passkey id, unless it is the owner's
-// last way to sign in (ErrLastSignInMethod). by is the admin acting for
-// the owner (nil: the owner itself); an admin may remove the last one, as
-// the support desk's answer to a lost device (the owner then sets a
-// password by the reset flow).
-func (pk *Passkeys) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Origin, by *Actor) error {
+// RemovePasskey removes the owner's passkey id, from the owner's request
+// o, unless it is the owner's last way to sign in (ErrLastSignInMethod).
+// The owner is mailed.
+func (pk *Passkeys) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Origin) error {
+	return pk.remove(ctx, owner, id, o, nil)
+}
+
+// RemovePasskeyFor removes the user's passkey id on its behalf (the
+// support desk's answer to a lost device), recorded with the admin's id.
+// Unlike the owner's own removal it may remove the last way to sign in:
+// the owner can still set a password through the password reset mail.
+func (pk *Passkeys) RemovePasskeyFor(ctx context.Context, owner, id uuid.UUID, by Actor) error {
+	return pk.remove(ctx, owner, id, by.Origin, &by)
+}
+
+// remove is RemovePasskey (by nil) and RemovePasskeyFor (by the admin).
+func (pk *Passkeys) remove(ctx context.Context, owner, id uuid.UUID, o Origin, by *Actor) error {
 	var acc *models.Account
 	err := models.Transact(ctx, pk.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
@@ -219,7 +230,7 @@ func (pk *Passkeys) RemovePasskey(ctx context.Context, owner, id uuid.UUID, o Or
 	return nil
 }
 
-// removePasskey is the transaction of RemovePasskey, the owner locked.
+// removePasskey is the transaction of remove, the owner locked.
 func (pk *Passkeys) removePasskey(ctx context.Context, tx *sqlx.Tx, acc *models.Account, id uuid.UUID, o Origin, by *Actor) error {
 	typ := string(pk.Engine.Kind.Type)
 	p, err := pk.Engine.Passkeys.Remove(ctx, tx, typ, acc.ID, id)

@@ -52,8 +52,7 @@ func (a *AdminRemoveUserPasskey) Spec() action.Spec {
 
 // Run removes it.
 func (a *AdminRemoveUserPasskey) Run(ctx context.Context, req *action.Request, in *AdminUserPasskeyArgs) (*Empty, error) {
-	by := actor(req)
-	if err := a.Passkeys.RemovePasskey(ctx, in.ID, in.PasskeyID, by.Origin, &by); err != nil {
+	if err := a.Passkeys.RemovePasskeyFor(ctx, in.ID, in.PasskeyID, actor(req)); err != nil {
 		return nil, userError(err)
 	}
 	return &Empty{}, nil

@@ -200,7 +200,7 @@ func (a *PasskeyRemove) Spec() action.Spec {
 
 // Run removes it.
 func (a *PasskeyRemove) Run(ctx context.Context, req *action.Request, in *PasskeyIDArgs) (*Empty, error) {
-	if err := a.Passkeys.RemovePasskey(ctx, req.Caller.ID, in.PasskeyID, Origin(req), nil); err != nil {
+	if err := a.Passkeys.RemovePasskey(ctx, req.Caller.ID, in.PasskeyID, Origin(req)); err != nil {
 		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
 	return &Empty{}, nil
