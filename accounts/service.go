@@ -235,11 +235,11 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 // reads the owner, which must exist, be active and not be soft-deleted (so
 // that deactivating or deleting an account ends its access tokens at once),
 // and checks that the token's session is live (so that ending a session
-// ends its access tokens at once); when the framework wants it (an action
-// with a Spec.Reauth), the same statement reads how the session was
-// authenticated.
-func (s *Service) Load(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
-	row, err := s.Accounts.ByIDWithSession(ctx, s.DB, id, session, s.Now(), action.AssuranceWanted(ctx))
+// ends its access tokens at once); with needs.Assurance (the framework
+// asks for it for an action with a Spec.Reauth), the same statement reads
+// how the session was authenticated.
+func (s *Service) Load(ctx context.Context, id, session uuid.UUID, needs action.Needs) (auth.Principal, error) {
+	row, err := s.Accounts.ByIDWithSession(ctx, s.DB, id, session, s.Now(), needs.Assurance)
 	if errors.Is(err, models.ErrNotFound) {
 		return auth.Principal{}, auth.ErrUnknownOwner
 	}

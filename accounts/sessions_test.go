@@ -107,7 +107,7 @@ func TestLogoutAll(t *testing.T) {
 	if got := users.EndedCalls(); len(got) != 1 || got[0].ID != acc.ID || got[0].Sessions != nil {
 		t.Errorf("ended %+v, want every session of the owner", got)
 	}
-	if _, err := users.Load(t.Context(), acc.ID, caller.Session.ID); !errors.Is(err, auth.ErrSessionEnded) {
+	if _, err := users.Load(t.Context(), acc.ID, caller.Session.ID, action.Needs{}); !errors.Is(err, auth.ErrSessionEnded) {
 		t.Errorf("loading the caller after logoutall: %v, want ErrSessionEnded", err)
 	}
 	if err := users.LogoutAll(t.Context(), uuid.New(), uuid.Nil, accountstest.Origin(action.Web), nil); !errors.Is(err, accounts.ErrNotFound) {
@@ -166,20 +166,20 @@ func TestLoad(t *testing.T) {
 	env := newEnv(t)
 	users := env.Users
 	acc, iss := users.LoggedIn(t, action.Web)
-	p, err := users.Load(t.Context(), acc.ID, iss.Session.ID)
+	p, err := users.Load(t.Context(), acc.ID, iss.Session.ID, action.Needs{})
 	if got, ok := p.Record.(*models.Account); err != nil || !ok || got.ID != acc.ID || !p.SessionExpiresAt.Equal(iss.Session.ExpiresAt) {
 		t.Fatalf("Load = %+v, %v", p, err)
 	}
-	if _, err := users.Load(t.Context(), acc.ID, uuid.New()); !errors.Is(err, auth.ErrSessionEnded) {
+	if _, err := users.Load(t.Context(), acc.ID, uuid.New(), action.Needs{}); !errors.Is(err, auth.ErrSessionEnded) {
 		t.Errorf("an unknown session: %v, want ErrSessionEnded", err)
 	}
 	if _, err := users.Management.SetActive(t.Context(), acc.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Load(t.Context(), acc.ID, iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
+	if _, err := users.Load(t.Context(), acc.ID, iss.Session.ID, action.Needs{}); !errors.Is(err, auth.ErrUnknownOwner) {
 		t.Errorf("a deactivated owner: %v, want ErrUnknownOwner", err)
 	}
-	if _, err := users.Load(t.Context(), uuid.New(), iss.Session.ID); !errors.Is(err, auth.ErrUnknownOwner) {
+	if _, err := users.Load(t.Context(), uuid.New(), iss.Session.ID, action.Needs{}); !errors.Is(err, auth.ErrUnknownOwner) {
 		t.Errorf("an unknown owner: %v, want ErrUnknownOwner", err)
 	}
 }

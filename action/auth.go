@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,7 +70,7 @@ type Caller struct {
 	SessionExpiresAt time.Time
 	// Assurance is how strongly and how recently that session was
 	// authenticated, as the authenticator read it from the session. The
-	// framework asks for it (see AssuranceWanted) only for an action that
+	// framework asks for it (Needs.Assurance) only for an action that
 	// declares a Spec.Reauth, the one place that checks it; for other
 	// actions an authenticator may leave it zero, which is no proof of a
 	// second factor or of a recent authentication.
@@ -105,22 +104,12 @@ type Assurance struct {
 	FactorAt time.Time
 }
 
-// assuranceKey marks a context whose authentication must read the
-// caller's Assurance.
-type assuranceKey struct{}
-
-// WantAssurance returns ctx marked so that an authenticator reads how the
-// caller's session was authenticated (Caller.Assurance): the framework
-// marks the authentication of an action that declares a Spec.Reauth.
-// Reading it costs a session store more than checking that the session
-// is live, and most actions need only that.
-func WantAssurance(ctx context.Context) context.Context {
-	return context.WithValue(ctx, assuranceKey{}, true)
-}
-
-// AssuranceWanted reports whether ctx was marked by WantAssurance: the
-// authenticator must then fill Caller.Assurance.
-func AssuranceWanted(ctx context.Context) bool {
-	want, _ := ctx.Value(assuranceKey{}).(bool)
-	return want
+// Needs is what an action needs an authenticator to read of its caller
+// beyond who it is; the framework passes it with every authentication.
+type Needs struct {
+	// Assurance asks for how the caller's session was authenticated
+	// (Caller.Assurance): the framework asks for it for an action that
+	// declares a Spec.Reauth. Reading it costs a session store more than
+	// checking that the session is live, and most actions need only that.
+	Assurance bool
 }

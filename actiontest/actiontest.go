@@ -61,7 +61,7 @@ type fakeAuth struct{}
 
 type callerKey struct{}
 
-func (fakeAuth) Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error) {
+func (fakeAuth) Authenticate(ctx context.Context, r *http.Request, _ action.Needs) (*action.Caller, error) {
 	if r.Header.Get("Authorization") != header {
 		return nil, nil
 	}

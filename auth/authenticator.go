@@ -47,11 +47,12 @@ type Principal struct {
 }
 
 // Loader loads the owner with id and checks that its session (the token's
-// sid) is live, in one round trip. It returns ErrUnknownOwner (possibly
+// sid) is live, in one round trip; with needs.Assurance it reads how the
+// session was authenticated too (Principal.Assurance). It returns ErrUnknownOwner (possibly
 // wrapped) when the owner does not exist or may not authenticate, and
 // ErrSessionEnded when the session is not live; any other error is an
 // infrastructure failure.
-type Loader func(ctx context.Context, id, session uuid.UUID) (Principal, error)
+type Loader func(ctx context.Context, id, session uuid.UUID, needs action.Needs) (Principal, error)
 
 // Owner registers an owner type with an Authenticator.
 type Owner struct {
@@ -119,8 +120,9 @@ func NewAuthenticator(tokens *Tokens, owners ...Owner) *Authenticator {
 }
 
 // Authenticate returns the caller identified by r's Authorization header,
-// or nil for an anonymous request. It fails only when a Loader fails.
-func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error) {
+// or nil for an anonymous request, its owner loaded with needs. It fails
+// only when a Loader fails.
+func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request, needs action.Needs) (*action.Caller, error) {
 	values := r.Header["Authorization"]
 	switch len(values) {
 	case 0:
@@ -137,21 +139,22 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*act
 	if o == nil {
 		return a.reject(ctx, errUnknownScheme)
 	}
-	return a.verify(ctx, o, token)
+	return a.verify(ctx, o, token, needs)
 }
 
 // Verify resolves a bare token of owner type owner, as presented in a
-// socket handshake, with the same checks and results as Authenticate. It
-// fails when owner is not registered, a programming error.
+// socket handshake, with the same checks and results as Authenticate (no
+// Assurance is read). It fails when owner is not registered, a programming
+// error.
 func (a *Authenticator) Verify(ctx context.Context, owner action.OwnerType, token string) (*action.Caller, error) {
 	o := a.byType(owner)
 	if o == nil {
 		return nil, fmt.Errorf("auth: owner type %q is not registered", owner)
 	}
-	return a.verify(ctx, o, token)
+	return a.verify(ctx, o, token, action.Needs{})
 }
 
-func (a *Authenticator) verify(ctx context.Context, o *registered, token string) (*action.Caller, error) {
+func (a *Authenticator) verify(ctx context.Context, o *registered, token string, needs action.Needs) (*action.Caller, error) {
 	claims, err := a.tokens.ParseContext(ctx, o.typ, token)
 	if err != nil {
 		if errors.Is(err, ErrInvalidToken) {
@@ -159,7 +162,7 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string)
 		}
 		return nil, err
 	}
-	p, err := o.load(ctx, claims.Subject, claims.Session)
+	p, err := o.load(ctx, claims.Subject, claims.Session, needs)
 	if errors.Is(err, ErrUnknownOwner) || errors.Is(err, ErrSessionEnded) {
 		return a.reject(ctx, fmt.Errorf("%s %s: %w", o.typ, claims.Subject, err))
 	}

@@ -17,7 +17,7 @@ import (
 // The framework's authenticator interface, restated so that the framework
 // package need not be imported.
 var _ interface {
-	Authenticate(context.Context, *http.Request) (*action.Caller, error)
+	Authenticate(context.Context, *http.Request, action.Needs) (*action.Caller, error)
 } = (*Authenticator)(nil)
 
 var (
@@ -34,7 +34,7 @@ type record struct{ name string }
 // mapLoader serves principals from a map; goneID is unknown (wrapped for
 // wrappedID), brokenID fails, and the session endedSID is not live.
 func mapLoader(owners map[uuid.UUID]Principal) Loader {
-	return func(_ context.Context, id, session uuid.UUID) (Principal, error) {
+	return func(_ context.Context, id, session uuid.UUID, _ action.Needs) (Principal, error) {
 		if session == endedSID {
 			return Principal{}, ErrSessionEnded
 		}
@@ -143,7 +143,7 @@ func TestAuthenticate(t *testing.T) {
 			for _, h := range tc.headers {
 				r.Header.Add("Authorization", h)
 			}
-			got, err := a.Authenticate(context.Background(), r)
+			got, err := a.Authenticate(context.Background(), r, action.Needs{})
 			if err != nil {
 				t.Fatalf("Authenticate: got error %v, want nil", err)
 			}
@@ -167,7 +167,7 @@ func TestAuthenticateLoaderFailure(t *testing.T) {
 	a, tk := newTestAuthenticator(t)
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	r.Header.Set("Authorization", "jwt-user "+issue(t, tk, user, brokenID, 3, action.Web))
-	got, err := a.Authenticate(context.Background(), r)
+	got, err := a.Authenticate(context.Background(), r, action.Needs{})
 	if !errors.Is(err, errDB) || got != nil {
 		t.Errorf("Authenticate: got (%+v, %v), want (nil, %v)", got, err, errDB)
 	}
@@ -226,7 +226,7 @@ func TestRejectedHook(t *testing.T) {
 			if tc.header != "" {
 				r.Header.Set("Authorization", tc.header)
 			}
-			if _, err := a.Authenticate(context.Background(), r); err != nil {
+			if _, err := a.Authenticate(context.Background(), r, action.Needs{}); err != nil {
 				t.Fatal(err)
 			}
 			if len(reasons) != tc.calls {
@@ -272,7 +272,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if c, err := a.Authenticate(ctx, r); c == nil || err != nil {
+			if c, err := a.Authenticate(ctx, r, action.Needs{}); c == nil || err != nil {
 				b.Fatalf("Authenticate: got (%v, %v)", c, err)
 			}
 		}

@@ -44,7 +44,7 @@ func ExampleAuthenticator() {
 	// A loader would read the users table and the session in one
 	// statement; soft-deleted or inactive users give auth.ErrUnknownOwner,
 	// ended sessions auth.ErrSessionEnded.
-	users := func(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
+	users := func(ctx context.Context, id, session uuid.UUID, _ action.Needs) (auth.Principal, error) {
 		return auth.Principal{TokenVersion: 1, Locale: "zh-TW", Record: id.String()}, nil
 	}
 	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: users})
@@ -55,7 +55,7 @@ func ExampleAuthenticator() {
 	for _, header := range []string{"jwt-user " + token, "jwt-admin " + token, "Bearer " + token} {
 		r := httptest.NewRequest("POST", "/v1/users/read", nil)
 		r.Header.Set("Authorization", header)
-		caller, err := authn.Authenticate(context.Background(), r)
+		caller, err := authn.Authenticate(context.Background(), r, action.Needs{})
 		if caller == nil {
 			fmt.Println("anonymous", err)
 			continue

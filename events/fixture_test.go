@@ -72,7 +72,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) load(_ context.Context, id, session uuid.UUID) (auth.Principal, error) {
+func (f *fixture) load(_ context.Context, id, session uuid.UUID, _ action.Needs) (auth.Principal, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v, ok := f.versions[id]
@@ -88,7 +88,7 @@ func (f *fixture) load(_ context.Context, id, session uuid.UUID) (auth.Principal
 
 // live is the servers' SessionLive over the fixture's sessions.
 func (f *fixture) live(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
-	p, err := f.load(ctx, user, session)
+	p, err := f.load(ctx, user, session, action.Needs{})
 	return p.SessionExpiresAt, err == nil, nil
 }
 

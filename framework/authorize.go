@@ -47,11 +47,8 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 	}
 	var caller *action.Caller
 	if f.cfg.Authenticator != nil && f.conv.Presents(r) {
-		ctx := r.Context()
-		if spec.Reauth != action.ReauthNone {
-			ctx = action.WantAssurance(ctx)
-		}
-		c, err := f.cfg.Authenticator.Authenticate(ctx, r)
+		needs := action.Needs{Assurance: spec.Reauth != action.ReauthNone}
+		c, err := f.cfg.Authenticator.Authenticate(r.Context(), r, needs)
 		if err != nil {
 			return err
 		}

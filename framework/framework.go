@@ -25,9 +25,10 @@ import (
 // The framework asks it only about a request that presents a credential,
 // by the authenticator's Conventions (DefaultConventions: an Authorization
 // header), which also name the client types and the OpenAPI security
-// schemes.
+// schemes. needs says what the action needs read of the caller beyond who
+// it is (its Assurance, for an action with a Spec.Reauth).
 type Authenticator interface {
-	Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error)
+	Authenticate(ctx context.Context, r *http.Request, needs action.Needs) (*action.Caller, error)
 }
 
 // Observation is what the framework reports of each finished request.

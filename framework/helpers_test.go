@@ -79,7 +79,7 @@ func (whoami) Run(_ context.Context, req *action.Request, _ *noArgs) (*whoamiRes
 // caller directly. The real one is tested in package auth.
 type tokenAuth struct{}
 
-func (tokenAuth) Authenticate(_ context.Context, r *http.Request) (*action.Caller, error) {
+func (tokenAuth) Authenticate(_ context.Context, r *http.Request, _ action.Needs) (*action.Caller, error) {
 	switch r.Header.Get("Authorization") {
 	case "user-web":
 		return &action.Caller{Type: "user", Client: action.Web, Locale: "es"}, nil

@@ -48,9 +48,9 @@ func TestAssured(t *testing.T) {
 // the framework asks for it, and counts the requests that asked.
 type assuredAuth struct{ asked *int }
 
-func (a assuredAuth) Authenticate(ctx context.Context, r *http.Request) (*action.Caller, error) {
+func (a assuredAuth) Authenticate(ctx context.Context, r *http.Request, needs action.Needs) (*action.Caller, error) {
 	c := &action.Caller{Type: "user", Client: action.Web}
-	if !action.AssuranceWanted(ctx) {
+	if !needs.Assurance {
 		if r.Header.Get("Authorization") == "" {
 			return nil, nil
 		}

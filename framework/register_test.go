@@ -212,7 +212,7 @@ func TestDescriptors(t *testing.T) {
 // conventional declares client types of its own.
 type conventional struct{ clients []action.Client }
 
-func (conventional) Authenticate(context.Context, *http.Request) (*action.Caller, error) {
+func (conventional) Authenticate(context.Context, *http.Request, action.Needs) (*action.Caller, error) {
 	return nil, nil
 }
 

@@ -19,7 +19,7 @@ import (
 // outageAuth fails like a loader whose database is unreachable.
 type outageAuth struct{}
 
-func (outageAuth) Authenticate(context.Context, *http.Request) (*action.Caller, error) {
+func (outageAuth) Authenticate(context.Context, *http.Request, action.Needs) (*action.Caller, error) {
 	return nil, fmt.Errorf("auth: load user: %w", dependency.Unavailable("postgresql", errors.New("dial tcp: connection refused")))
 }
 

@@ -55,7 +55,7 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 			return claims.Subject, claims.Session, err == nil
 		},
 		SessionLive: func(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
-			p, err := users.Load(ctx, user, session)
+			p, err := users.Load(ctx, user, session, action.Needs{})
 			if errors.Is(err, auth.ErrUnknownOwner) || errors.Is(err, auth.ErrSessionEnded) {
 				return time.Time{}, false, nil
 			}

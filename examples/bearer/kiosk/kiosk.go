@@ -54,7 +54,7 @@ func (t *Tokens) Grant(token string, operator uuid.UUID, client action.Client) {
 
 // Authenticate implements framework.Authenticator: a known bearer token is
 // its operator; anything else is anonymous.
-func (t *Tokens) Authenticate(_ context.Context, r *http.Request) (*action.Caller, error) {
+func (t *Tokens) Authenticate(_ context.Context, r *http.Request, _ action.Needs) (*action.Caller, error) {
 	token, ok := bearer(r)
 	if !ok {
 		return nil, nil

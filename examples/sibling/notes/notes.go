@@ -56,7 +56,7 @@ func New(cfg Config) (http.Handler, error) {
 // token's session (its sid) is live, so that a logout in the bundled
 // server ends the token here too.
 func loadUser(db *sqlx.DB) auth.Loader {
-	return func(ctx context.Context, id, session uuid.UUID) (auth.Principal, error) {
+	return func(ctx context.Context, id, session uuid.UUID, _ action.Needs) (auth.Principal, error) {
 		var row struct {
 			TokenVersion int64     `db:"token_version"`
 			Locale       string    `db:"locale"`
