@@ -183,7 +183,7 @@ func (s *Service) openSession(ctx context.Context, tx *sqlx.Tx, g grant, now tim
 	if g.assurance.Provider != nil {
 		data["provider"] = *g.assurance.Provider
 	}
-	if err := s.record(ctx, tx, g.event, acc.ID, sess.ChainID, g.origin, data); err != nil {
+	if err := s.record(ctx, tx, g.event, acc.ID, sess.SessionID, g.origin, data); err != nil {
 		return nil, err
 	}
 	return &opened{account: acc, session: sess, raw: raw, origin: g.origin, version: g.version}, nil
@@ -198,7 +198,7 @@ func (s *Service) continueSession(ctx context.Context, tx *sqlx.Tx, old *models.
 	if err != nil {
 		return nil, "", err
 	}
-	sess.ChainID, sess.LoginAt, sess.Assurance = old.ChainID, old.LoginAt, a
+	sess.SessionID, sess.LoginAt, sess.Assurance = old.SessionID, old.LoginAt, a
 	sess.RefreshWindowAt, sess.RefreshCount = old.RefreshWindowAt, old.RefreshCount // no new refresh budget
 	if err := s.Sessions.Create(ctx, tx, sess); err != nil {
 		return nil, "", err

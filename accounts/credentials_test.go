@@ -38,10 +38,10 @@ func TestChangePassword(t *testing.T) {
 		t.Errorf("token version %d, want 1", got.TokenVersion)
 	}
 	live := users.Live(t, acc.ID)
-	if len(live) != 1 || live[0].ChainID != caller.Session.ID || live[0].ID != iss.Session.ID || live[0].Client != "app" ||
+	if len(live) != 1 || live[0].SessionID != caller.Session.ID || live[0].ID != iss.Session.ID || live[0].Client != "app" ||
 		live[0].Platform != "ios" || iss.AccessToken == "" || iss.RefreshToken == caller.RefreshToken {
 		t.Errorf("%d live sessions, issued session %v of chain %v (%s/%s); want the caller's %v continued with new tokens",
-			len(live), iss.Session.ID, iss.Session.ChainID, iss.Session.Client, iss.Session.Platform, caller.Session.ID)
+			len(live), iss.Session.ID, iss.Session.SessionID, iss.Session.Client, iss.Session.Platform, caller.Session.ID)
 	}
 	ev := users.EventsOf(t, acc.ID)[0]
 	if ev.Type != models.EventPasswordChanged || *ev.SessionID != caller.Session.ID || accountstest.EventData(t, ev)["revoked"] != 1.0 {

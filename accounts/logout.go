@@ -38,12 +38,12 @@ func (s *Service) Logout(ctx context.Context, owner, session uuid.UUID, raw stri
 			ended = append(ended, session)
 		}
 		if auth.WellFormedOpaqueToken(raw) {
-			chain, ok, err := s.Sessions.RevokeByHash(ctx, tx, owner, auth.HashOpaqueToken(raw), now)
+			other, ok, err := s.Sessions.RevokeByHash(ctx, tx, owner, auth.HashOpaqueToken(raw), now)
 			if err != nil {
 				return err
 			}
-			if ok && chain != session {
-				ended = append(ended, chain)
+			if ok && other != session {
+				ended = append(ended, other)
 			}
 		}
 		if len(ended) == 0 {

@@ -97,7 +97,7 @@ func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Is
 	case effectTheft:
 		s.Log.Warn("refresh token replayed: every session revoked", "event", models.EventRefreshTheft,
 			"ownerType", string(s.Kind.Type), "ownerId", out.account.ID.String(),
-			"sessionId", out.old.ChainID.String(), "revoked", out.revoked, "ip", o.IP)
+			"sessionId", out.old.SessionID.String(), "revoked", out.revoked, "ip", o.IP)
 		s.notifyEnded(out.account.ID, nil)
 	}
 	return nil, out.err(out.retry)
@@ -143,7 +143,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 		// The statement copies the chain, its login time and its assurance
 		// from the old row and advances its refresh budget; next says the
 		// same.
-		next.ChainID, next.LoginAt, next.Assurance = sess.ChainID, sess.LoginAt, sess.Assurance
+		next.SessionID, next.LoginAt, next.Assurance = sess.SessionID, sess.LoginAt, sess.Assurance
 		s.RefreshBudget.Advance(sess, next, now)
 		if err := s.Sessions.Rotate(ctx, tx, sess.ID, next, now); err != nil {
 			return "", err
@@ -165,7 +165,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, 
 // makes it a repeated replay. So the response runs once per chain.
 func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o Origin, now time.Time) error {
 	acc, sess := out.account, out.old
-	marked, err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.ChainID, now)
+	marked, err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.SessionID, now)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (s *Service) theft(ctx context.Context, tx *sqlx.Tx, out *refreshOutcome, o
 	if err := s.voidTokens(ctx, tx, acc.ID, now); err != nil {
 		return err
 	}
-	return s.record(ctx, tx, models.EventRefreshTheft, acc.ID, sess.ChainID, o,
+	return s.record(ctx, tx, models.EventRefreshTheft, acc.ID, sess.SessionID, o,
 		map[string]any{"revoked": len(revoked)})
 }
 

@@ -37,7 +37,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("the stored hash %q does not verify the password: %v", acc.Password, err)
 	}
 	live := users.Live(t, acc.ID)
-	if len(live) != 1 || live[0].ID != iss.Session.ID || live[0].ChainID != iss.Session.ID || live[0].Client != "app" ||
+	if len(live) != 1 || live[0].ID != iss.Session.ID || live[0].SessionID != iss.Session.ID || live[0].Client != "app" ||
 		live[0].Platform != "ios" || live[0].RefreshTokenHash != auth.HashOpaqueToken(iss.RefreshToken) ||
 		live[0].IPAddress == nil || *live[0].IPAddress != o.IP {
 		t.Errorf("sessions %+v, want the one issued (%v)", live, iss.Session.ID)
@@ -52,7 +52,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("mails %+v, want one verification mail", mails)
 	}
 	claims, err := env.Tokens.Parse(action.OwnerType("user"), iss.AccessToken)
-	if err != nil || claims.Subject != acc.ID || claims.Session != iss.Session.ID || claims.Client != action.App {
+	if err != nil || claims.Subject != acc.ID || claims.SessionID != iss.Session.ID || claims.Client != action.App {
 		t.Errorf("access token claims %+v (%v)", claims, err)
 	}
 	if iss.Device == "" {

@@ -99,7 +99,7 @@ func (sf *SecondFactors) finish(ctx context.Context, ch *models.Challenge, acc *
 		if err != nil || p.method != models.MethodRecoveryCode {
 			return err
 		}
-		n, err := sf.recoveryUsed(ctx, tx, acc.ID, out.session.ChainID, o, "login")
+		n, err := sf.recoveryUsed(ctx, tx, acc.ID, out.session.SessionID, o, "login")
 		remaining = &n
 		return err
 	})

@@ -238,8 +238,8 @@ func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher
 // ends its access tokens at once); with needs.Assurance (the framework
 // asks for it for an action with a Spec.Reauth), the same statement reads
 // how the session was authenticated.
-func (s *Service) Load(ctx context.Context, id, session uuid.UUID, needs action.Needs) (auth.Principal, error) {
-	row, err := s.Accounts.ByIDWithSession(ctx, s.DB, id, session, s.Now(), needs.Assurance)
+func (s *Service) Load(ctx context.Context, id, sessionID uuid.UUID, needs action.Needs) (auth.Principal, error) {
+	row, err := s.Accounts.ByIDWithSession(ctx, s.DB, id, sessionID, s.Now(), needs.Assurance)
 	if errors.Is(err, models.ErrNotFound) {
 		return auth.Principal{}, auth.ErrUnknownOwner
 	}
@@ -289,7 +289,7 @@ func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, pl
 		Platform:         platform,
 		CreatedAt:        now,
 		UpdatedAt:        now,
-		ChainID:          id,
+		SessionID:        id,
 		LoginAt:          now,
 	}
 	return sess, raw, nil
@@ -299,7 +299,7 @@ func (s *Service) newSession(owner uuid.UUID, o Origin, client action.Client, pl
 // informational claims of how the session was authenticated.
 func (s *Service) issue(acc *models.Account, sess *models.Session, raw string) (*Issued, error) {
 	how := auth.Authentication{Methods: sess.Methods, Time: sess.AuthenticatedAt}
-	token, exp, err := s.Tokens.IssueAuthenticated(s.Kind.Type, acc.ID, sess.ChainID, acc.TokenVersion, action.Client(sess.Client), how)
+	token, exp, err := s.Tokens.IssueAuthenticated(s.Kind.Type, acc.ID, sess.SessionID, acc.TokenVersion, action.Client(sess.Client), how)
 	if err != nil {
 		return nil, fmt.Errorf("issue access token: %w", err)
 	}

@@ -21,7 +21,7 @@ func liveIDs(t *testing.T, svc *accountstest.Service, owner uuid.UUID) []uuid.UU
 	t.Helper()
 	var out []uuid.UUID
 	for _, s := range svc.Live(t, owner) {
-		out = append(out, s.ChainID)
+		out = append(out, s.SessionID)
 	}
 	slices.SortFunc(out, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
 	return out
@@ -278,7 +278,7 @@ func TestStillLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := users.StillLive(t.Context(), []uuid.UUID{live.Session.ID, ended.Session.ID, its.Session.ID, uuid.New()})
-	if err != nil || len(got) != 1 || got[0].ChainID != live.Session.ID || got[0].OwnerID != acc.ID || got[0].TokenVersion != 0 {
+	if err != nil || len(got) != 1 || got[0].SessionID != live.Session.ID || got[0].OwnerID != acc.ID || got[0].TokenVersion != 0 {
 		t.Errorf("StillLive = %+v, %v; want the live session alone", got, err)
 	}
 }

@@ -248,7 +248,7 @@ func checkEffect(t *testing.T, f *refreshFixture, e effect, before, after state,
 		if old.RevokedAt == nil || old.ReplacedBySessionID == nil || *old.ReplacedBySessionID != next.ID {
 			t.Errorf("old session not rotated into the new one: %+v", old)
 		}
-		if next.ChainID != f.session.ChainID || !next.LoginAt.Equal(f.session.LoginAt) ||
+		if next.SessionID != f.session.SessionID || !next.LoginAt.Equal(f.session.LoginAt) ||
 			next.Client != f.session.Client || next.Platform != f.session.Platform || next.RevokedAt != nil {
 			t.Errorf("successor %+v does not continue %+v", next, f.session)
 		}
@@ -269,7 +269,7 @@ func checkEffect(t *testing.T, f *refreshFixture, e effect, before, after state,
 			if s.RevokedAt == nil {
 				t.Errorf("session %v still live after a theft", s.ID)
 			}
-			if s.ChainID == f.session.ChainID && s.TheftDetectedAt == nil {
+			if s.SessionID == f.session.SessionID && s.TheftDetectedAt == nil {
 				t.Errorf("session %v of the chain not marked", s.ID)
 			}
 		}

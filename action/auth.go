@@ -63,9 +63,9 @@ type Caller struct {
 	Client Client
 	// TokenVersion is the owner's token version, equal to the token's claim.
 	TokenVersion int64
-	// Session is the id of the session (the login) the credential belongs
+	// SessionID is the id of the session (the login) the credential belongs
 	// to; it was live when the request was authenticated.
-	Session uuid.UUID
+	SessionID uuid.UUID
 	// SessionExpiresAt is when that session expires unless it is refreshed.
 	SessionExpiresAt time.Time
 	// Assurance is how strongly and how recently that session was

@@ -99,7 +99,7 @@ func TestAsymmetricRoundTrip(t *testing.T) {
 				t.Errorf("header %v, want alg %s and kid %s", h, tc.alg, tc.kid)
 			}
 			got, err := tk.Parse(user, token)
-			want := Claims{Subject: testID, Session: testSID, Type: user, TokenVersion: 4, Client: action.App,
+			want := Claims{Subject: testID, SessionID: testSID, Type: user, TokenVersion: 4, Client: action.App,
 				IssuedAt: testT0, ExpiresAt: exp, KeyID: tc.kid}
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("Parse = %+v, %v; want %+v", got, err, want)

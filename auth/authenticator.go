@@ -52,7 +52,7 @@ type Principal struct {
 // wrapped) when the owner does not exist or may not authenticate, and
 // ErrSessionEnded when the session is not live; any other error is an
 // infrastructure failure.
-type Loader func(ctx context.Context, id, session uuid.UUID, needs action.Needs) (Principal, error)
+type Loader func(ctx context.Context, id, sessionID uuid.UUID, needs action.Needs) (Principal, error)
 
 // Owner registers an owner type with an Authenticator.
 type Owner struct {
@@ -162,7 +162,7 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string,
 		}
 		return nil, err
 	}
-	p, err := o.load(ctx, claims.Subject, claims.Session, needs)
+	p, err := o.load(ctx, claims.Subject, claims.SessionID, needs)
 	if errors.Is(err, ErrUnknownOwner) || errors.Is(err, ErrSessionEnded) {
 		return a.reject(ctx, fmt.Errorf("%s %s: %w", o.typ, claims.Subject, err))
 	}
@@ -178,7 +178,7 @@ func (a *Authenticator) verify(ctx context.Context, o *registered, token string,
 		ID:               claims.Subject,
 		Client:           claims.Client,
 		TokenVersion:     claims.TokenVersion,
-		Session:          claims.Session,
+		SessionID:        claims.SessionID,
 		SessionExpiresAt: p.SessionExpiresAt,
 		Assurance:        p.Assurance,
 		Locale:           p.Locale,

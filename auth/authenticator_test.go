@@ -101,11 +101,11 @@ func TestAuthenticate(t *testing.T) {
 	expiredTok := issue(t, expired, user, testID, 3, action.Web)
 
 	wantUser := &action.Caller{Type: user, ID: testID, Client: action.Web, TokenVersion: 3, Locale: "es", Record: testUser,
-		Session: testSID, SessionExpiresAt: testSessionEnd}
+		SessionID: testSID, SessionExpiresAt: testSessionEnd}
 	wantApp := &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser,
-		Session: testSID, SessionExpiresAt: testSessionEnd}
+		SessionID: testSID, SessionExpiresAt: testSessionEnd}
 	wantAdmin := &action.Caller{Type: admin, ID: adminID, Client: action.App, TokenVersion: 0, Locale: "en", Record: testAdmin,
-		Session: testSID}
+		SessionID: testSID}
 	for _, tc := range []struct {
 		name    string
 		headers []string // Authorization values, nil for none
@@ -184,7 +184,7 @@ func TestVerifyToken(t *testing.T) {
 		wantErr error
 	}{
 		{"user token", user, userTok, &action.Caller{Type: user, ID: testID, Client: action.App, TokenVersion: 3, Locale: "es", Record: testUser,
-			Session: testSID, SessionExpiresAt: testSessionEnd}, nil},
+			SessionID: testSID, SessionExpiresAt: testSessionEnd}, nil},
 		{"ended session", user, issueIn(t, tk, user, testID, endedSID, 3, action.App), nil, nil},
 		{"empty token", user, "", nil, nil},
 		{"scheme included", user, "jwt-user " + userTok, nil, nil},

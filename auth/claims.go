@@ -15,7 +15,7 @@ import (
 // so an array audience fails to decode and the token is refused.
 type wireClaims struct {
 	Sub          string      `json:"sub"`
-	Sid          string      `json:"sid"`
+	Sid          string      `json:"sid"` // Claims.SessionID
 	Type         string      `json:"type"`
 	TokenVersion wireVersion `json:"tokenVersion"`
 	Iat          wireDate    `json:"iat,omitzero"`
@@ -57,7 +57,7 @@ func (c *wireClaims) verified(owner action.OwnerType) (Claims, error) {
 	}
 	return Claims{
 		Subject:      id,
-		Session:      sid,
+		SessionID:    sid,
 		Type:         owner,
 		TokenVersion: c.TokenVersion.n,
 		Client:       client,

@@ -26,7 +26,7 @@ func ExampleTokens() {
 	fmt.Println("expires:", expires)
 
 	claims, err := tokens.Parse("user", token)
-	fmt.Println(claims.Subject, claims.Session, claims.Type, claims.Client, claims.TokenVersion, err)
+	fmt.Println(claims.Subject, claims.SessionID, claims.Type, claims.Client, claims.TokenVersion, err)
 
 	_, err = tokens.Parse("admin", token)
 	fmt.Println(err)

@@ -85,9 +85,9 @@ type Claims struct {
 	Subject uuid.UUID
 	// Type is the owner type (type).
 	Type action.OwnerType
-	// Session is the id of the session (the login) the token belongs to:
+	// SessionID is the id of the session (the login) the token belongs to:
 	// the sid claim. It is required.
-	Session uuid.UUID
+	SessionID uuid.UUID
 	// TokenVersion is the owner's token version when the token was issued.
 	TokenVersion int64
 	// Client is the client type, derived from the audience (aud).
@@ -196,18 +196,19 @@ func (t *Tokens) validate() error {
 }
 
 // Issue signs an access token for the owner id of type owner and its
-// session sid, bound to client (web or app) through its audience, and
-// returns it with its expiry. Any non-nil UUIDs are accepted as id and sid;
+// session sessionID (the sid claim), bound to client (web or app) through
+// its audience, and returns it with its expiry. Any non-nil UUIDs are
+// accepted as id and sessionID;
 // the service's ids are version 7. An asymmetric token carries the kid of
 // the signing key. The token carries no amr or auth_time claim: see
 // IssueAuthenticated.
-func (t *Tokens) Issue(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
-	return t.IssueAuthenticated(owner, id, sid, tokenVersion, client, Authentication{})
+func (t *Tokens) Issue(owner action.OwnerType, id, sessionID uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
+	return t.IssueAuthenticated(owner, id, sessionID, tokenVersion, client, Authentication{})
 }
 
 // IssueAuthenticated is Issue with the amr and auth_time claims of how the
 // session was authenticated (omitted when empty).
-func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sid uuid.UUID, tokenVersion int64, client action.Client, how Authentication) (token string, expiresAt time.Time, err error) {
+func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sessionID uuid.UUID, tokenVersion int64, client action.Client, how Authentication) (token string, expiresAt time.Time, err error) {
 	if err := t.init(); err != nil {
 		return "", time.Time{}, err
 	}
@@ -216,7 +217,7 @@ func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sid uuid.UUID, t
 		return "", time.Time{}, errors.New("auth: issue: empty owner type")
 	case id == uuid.Nil:
 		return "", time.Time{}, errors.New("auth: issue: nil owner id")
-	case sid == uuid.Nil:
+	case sessionID == uuid.Nil:
 		return "", time.Time{}, errors.New("auth: issue: nil session id")
 	case tokenVersion < 0:
 		return "", time.Time{}, fmt.Errorf("auth: issue: negative token version %d", tokenVersion)
@@ -227,7 +228,7 @@ func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sid uuid.UUID, t
 	exp := iat.Add(t.TTL).Truncate(time.Second)
 	wc := &wireClaims{
 		Sub:          id.String(),
-		Sid:          sid.String(),
+		Sid:          sessionID.String(),
 		Type:         string(owner),
 		TokenVersion: wireVersion{n: tokenVersion, set: true},
 		Iat:          wireDate{jwt.NumericDate{Time: iat}},

@@ -41,7 +41,7 @@ func TestIssueParseRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			want := Claims{Subject: testID, Session: testSID, Type: tc.owner, TokenVersion: 7, Client: tc.client,
+			want := Claims{Subject: testID, SessionID: testSID, Type: tc.owner, TokenVersion: 7, Client: tc.client,
 				IssuedAt: testT0, ExpiresAt: testT0.Add(15 * time.Minute)}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("claims: got %+v, want %+v", got, want)

@@ -118,7 +118,7 @@ var errSweepFailed = errors.New("the database is down")
 // peek is the servers' Peek.
 func (f *fixture) peek(token string) (uuid.UUID, uuid.UUID, bool) {
 	c, err := f.tokens.Parse("user", token)
-	return c.Subject, c.Session, err == nil
+	return c.Subject, c.SessionID, err == nil
 }
 
 // user creates a user with one session and returns its id and a valid

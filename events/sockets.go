@@ -80,7 +80,7 @@ func (s *Server) refusal(caller *action.Caller, err error, user, sid uuid.UUID) 
 	case err != nil:
 		s.log.Error("socket authentication failed", "error", err)
 		return codeInternal
-	case caller == nil || caller.ID != user || caller.Session != sid:
+	case caller == nil || caller.ID != user || caller.SessionID != sid:
 		return codeUnauthorized
 	}
 	return ""
@@ -214,7 +214,7 @@ type sessionBinding struct {
 
 // bindToSession records the session of a socket being connected.
 func (s *Server) bindToSession(sock *socket.Socket, caller *action.Caller) {
-	sock.SetData(&sessionBinding{user: caller.ID, session: caller.Session, tokenVersion: caller.TokenVersion,
+	sock.SetData(&sessionBinding{user: caller.ID, session: caller.SessionID, tokenVersion: caller.TokenVersion,
 		expiresAt: caller.SessionExpiresAt})
 }
 

@@ -175,7 +175,7 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 // byIDWithSessionSQL reads an owner by primary key (every column but the
 // password hash and salt, which authentication does not need, and the
 // derived has_password) and, in the same statement, the expiry of the
-// live row of its session chain $2, with its assurance (auth_methods,
+// live row of its session $2 (SessionID, the column chain_id), with its assurance (auth_methods,
 // aal, authenticated_at, provider, factor_authenticated_at) when assurance is set: the row that is
 // not revoked, found through the partial index on chain_id (a chain has at
 // most one; LIMIT 1 spares the planner the proof). The expiry is compared
@@ -325,17 +325,17 @@ type AccountSession struct {
 }
 
 // ByIDWithSession returns the account with id, whatever its flags, with the
-// expiry of its session chain when that session is live at now, and, with
-// assurance set, how that session was authenticated, in one statement;
-// ErrNotFound means no such account. The account's Password and Salt are
-// left empty.
-func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, chain uuid.UUID, now time.Time, assurance bool) (*AccountSession, error) {
+// expiry of its session sessionID (Session.SessionID, column chain_id) when
+// that session is live at now, and, with assurance set, how that session
+// was authenticated, in one statement; ErrNotFound means no such account.
+// The account's Password and Salt are left empty.
+func (s *AccountStore) ByIDWithSession(ctx context.Context, db DB, id, sessionID uuid.UUID, now time.Time, assurance bool) (*AccountSession, error) {
 	var row AccountSession
 	query := s.byIDWithSession
 	if assurance {
 		query = s.byIDWithAssurance
 	}
-	if err := s.q.rowx(ctx, db, query, id, chain).Scan(authDest(&row, assurance)...); err != nil {
+	if err := s.q.rowx(ctx, db, query, id, sessionID).Scan(authDest(&row, assurance)...); err != nil {
 		return nil, storeErr("account with session", err)
 	}
 	row.Account.normalize()

@@ -45,8 +45,8 @@ func TestChainsAcrossRotation(t *testing.T) {
 			firstRow := newSession(t, owner.ID, now.Add(-time.Hour))
 			firstRow.Assurance = assured
 			first := createSession(t, db, store, firstRow)
-			if first.ChainID != first.ID || !first.LoginAt.Equal(first.CreatedAt) {
-				t.Fatalf("first row: chain %v login %v, want its own id and creation", first.ChainID, first.LoginAt)
+			if first.SessionID != first.ID || !first.LoginAt.Equal(first.CreatedAt) {
+				t.Fatalf("first row: chain %v login %v, want its own id and creation", first.SessionID, first.LoginAt)
 			}
 			// Rotation in a transaction, then the one-statement rotation.
 			second := newSession(t, uuid.Nil, now.Add(-time.Minute))
@@ -65,13 +65,13 @@ func TestChainsAcrossRotation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if row.ChainID != first.ID || !row.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(row.Assurance, assured) {
-					t.Errorf("row %v: chain %v login %v assurance %+v, want %v %v %+v", id, row.ChainID, row.LoginAt, row.Assurance,
+				if row.SessionID != first.ID || !row.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(row.Assurance, assured) {
+					t.Errorf("row %v: chain %v login %v assurance %+v, want %v %v %+v", id, row.SessionID, row.LoginAt, row.Assurance,
 						first.ID, first.LoginAt, assured)
 				}
 			}
-			if third.ChainID != first.ID || !third.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(third.Assurance, assured) {
-				t.Errorf("RotateLive's successor: chain %v login %v assurance %+v", third.ChainID, third.LoginAt, third.Assurance)
+			if third.SessionID != first.ID || !third.LoginAt.Equal(first.LoginAt) || !reflect.DeepEqual(third.Assurance, assured) {
+				t.Errorf("RotateLive's successor: chain %v login %v assurance %+v", third.SessionID, third.LoginAt, third.Assurance)
 			}
 			if row, err := accounts.ByIDWithSession(ctx, db, owner.ID, first.ID, now, true); err != nil || !reflect.DeepEqual(row.Session, assured) ||
 				!row.MFAEnabled || !row.HasPassword {
@@ -163,13 +163,13 @@ func TestListLiveAndMarkTheft(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := store.ListLive(ctx, db, owner.ID, now)
-	if err != nil || len(list) != 2 || list[0].ChainID != newer.ID || list[1].ChainID != old.ID {
+	if err != nil || len(list) != 2 || list[0].SessionID != newer.ID || list[1].SessionID != old.ID {
 		t.Fatalf("ListLive: %+v, %v, want the two live sessions newest first", list, err)
 	}
-	if marked, err := store.MarkTheft(ctx, db, owner.ID, old.ChainID, now); err != nil || !marked {
+	if marked, err := store.MarkTheft(ctx, db, owner.ID, old.SessionID, now); err != nil || !marked {
 		t.Fatalf("MarkTheft: %v, %v, want the chain marked", marked, err)
 	}
-	if again, err := store.MarkTheft(ctx, db, owner.ID, old.ChainID, now.Add(time.Second)); err != nil || again {
+	if again, err := store.MarkTheft(ctx, db, owner.ID, old.SessionID, now.Add(time.Second)); err != nil || again {
 		t.Errorf("MarkTheft of a marked chain: %v, %v, want false", again, err)
 	}
 	for _, s := range []*models.Session{old, newer} {
@@ -182,7 +182,7 @@ func TestListLiveAndMarkTheft(t *testing.T) {
 		}
 	}
 	chains, err := store.RevokeAll(ctx, db, owner.ID, now)
-	if err != nil || fmt.Sprint(sortedIDs(chains)) != fmt.Sprint(sortedIDs([]uuid.UUID{old.ChainID, newer.ChainID, expired.ChainID})) {
+	if err != nil || fmt.Sprint(sortedIDs(chains)) != fmt.Sprint(sortedIDs([]uuid.UUID{old.SessionID, newer.SessionID, expired.SessionID})) {
 		t.Errorf("RevokeAll: %v, %v, want the three chains not revoked yet", chains, err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 // LiveSession is a live session chain as LiveSessions reads it.
 type LiveSession struct {
-	// ChainID is the session's id in the API (its chain).
-	ChainID uuid.UUID `db:"chain_id"`
+	// SessionID is the session's id in the API (column chain_id).
+	SessionID uuid.UUID `db:"chain_id"`
 	// OwnerID is the session's owner.
 	OwnerID uuid.UUID `db:"owner_id"`
 	// TokenVersion is the owner's token version.

@@ -49,9 +49,9 @@ func TestLiveSessions(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ids := []uuid.UUID{live.ChainID, revoked.ID, expired.ID, ofInactive.ID, ofDeleted.ID, newID(t)}
+			ids := []uuid.UUID{live.SessionID, revoked.ID, expired.ID, ofInactive.ID, ofDeleted.ID, newID(t)}
 			got, err := accounts.LiveSessions(ctx, db, ids, now)
-			want := []models.LiveSession{{ChainID: live.ChainID, OwnerID: owner.ID, TokenVersion: 1, ExpiresAt: next.ExpiresAt}}
+			want := []models.LiveSession{{SessionID: live.SessionID, OwnerID: owner.ID, TokenVersion: 1, ExpiresAt: next.ExpiresAt}}
 			if err != nil || !slices.Equal(got, want) {
 				t.Fatalf("LiveSessions: got %+v, %v, want %+v", got, err, want)
 			}

@@ -108,7 +108,7 @@ type rotatedRow struct {
 	Account
 	NextClient          string    `db:"next_client"`
 	NextPlatform        string    `db:"next_platform"`
-	NextChainID         uuid.UUID `db:"next_chain_id"`
+	NextSessionID       uuid.UUID `db:"next_chain_id"`
 	NextLoginAt         time.Time `db:"next_login_at"`
 	NextRefreshWindowAt time.Time `db:"next_refresh_window_at"`
 	NextRefreshCount    int       `db:"next_refresh_count"`
@@ -145,7 +145,7 @@ func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next 
 	}
 	row.Account.normalize()
 	next.OwnerID, next.Client, next.Platform = row.ID, row.NextClient, row.NextPlatform
-	next.ChainID, next.LoginAt = row.NextChainID, row.NextLoginAt.UTC()
+	next.SessionID, next.LoginAt = row.NextSessionID, row.NextLoginAt.UTC()
 	window := row.NextRefreshWindowAt.UTC()
 	next.RefreshWindowAt, next.RefreshCount = &window, row.NextRefreshCount
 	a := row.nextAssurance

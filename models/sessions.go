@@ -16,6 +16,8 @@ import (
 var ErrConflict = errors.New("models: the row changed concurrently")
 
 // Session is a row of user_sessions or admin_sessions: one refresh token.
+// A session (a login) is a chain of rows, one per rotation: ID names the
+// row, SessionID the session.
 type Session struct {
 	ID uuid.UUID `db:"id"`
 	// OwnerID is the user_id or admin_id column, selected as owner_id.
@@ -37,10 +39,11 @@ type Session struct {
 	DeletedAt *time.Time `db:"deleted_at"`
 	CreatedAt time.Time  `db:"created_at"`
 	UpdatedAt time.Time  `db:"updated_at"`
-	// ChainID is the session id of the API: the id of the row that the
-	// register or login opening this chain of rotations created. Rotations
-	// copy it, so it stays the same across refreshes.
-	ChainID uuid.UUID `db:"chain_id"`
+	// SessionID is the session id of the API (the sid claim, the
+	// Caller's SessionID): the id of the row that the register or login
+	// opening this chain of rotations created. Rotations copy it, so it
+	// stays the same across refreshes. Its column is chain_id.
+	SessionID uuid.UUID `db:"chain_id"`
 	// LoginAt is when the chain's register or login happened.
 	LoginAt time.Time `db:"login_at"`
 	// TheftDetectedAt is set on every row of a chain whose replay triggered
@@ -203,18 +206,18 @@ func rotateSQL(table, insertCols string) string {
 
 // Create inserts sess with every column as given, including its ID. A zero
 // CreatedAt is filled by the database with now(); a zero UpdatedAt takes the
-// value of CreatedAt; both are set on sess from RETURNING. A nil ChainID
-// makes the row the first of a new chain (ChainID = ID), and a zero LoginAt
+// value of CreatedAt; both are set on sess from RETURNING. A nil SessionID
+// makes the row the first of a new chain (SessionID = ID), and a zero LoginAt
 // or AuthenticatedAt takes the value of CreatedAt. ErrDuplicate means the
 // refresh-token hash (or the ID) is already in use.
 func (s *SessionStore) Create(ctx context.Context, db DB, sess *Session) error {
-	if sess.ChainID == uuid.Nil {
-		sess.ChainID = sess.ID
+	if sess.SessionID == uuid.Nil {
+		sess.SessionID = sess.ID
 	}
 	row := s.q.rowx(ctx, db, s.create, sess.ID, sess.OwnerID, sess.ReplacedBySessionID,
 		sess.RefreshTokenHash, sess.ExpiresAt, sess.RevokedAt, sess.LastUsedAt, jsonText(sess.UserAgent),
 		sess.IPAddress, sess.Client, sess.Platform, sess.DeletedAt,
-		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.ChainID, nullIfZero(sess.LoginAt),
+		nullIfZero(sess.CreatedAt), nullIfZero(sess.UpdatedAt), sess.SessionID, nullIfZero(sess.LoginAt),
 		sess.TheftDetectedAt, sess.RefreshWindowAt, sess.RefreshCount,
 		sess.Methods, sess.Level, nullIfZero(sess.AuthenticatedAt), sess.Provider, sess.FactorAt)
 	if err := row.Scan(&sess.CreatedAt, &sess.UpdatedAt, &sess.LoginAt, &sess.AuthenticatedAt); err != nil {
@@ -242,7 +245,7 @@ func (s *SessionStore) ByID(ctx context.Context, db DB, id uuid.UUID) (*Session,
 // is not revoked; otherwise (also when oldID does not exist) nothing is
 // written and Rotate returns ErrConflict. next continues the old session's
 // chain: the database copies chain_id, login_at and the assurance from the
-// old row (the caller sets next.ChainID, next.LoginAt and next.Assurance to
+// old row (the caller sets next.SessionID, next.LoginAt and next.Assurance to
 // the same values), while its refresh budget columns are the caller's
 // (RefreshBudget.Advance). Call it
 // inside a transaction and roll back on any error. ErrDuplicate means

@@ -36,7 +36,7 @@ func TestSessionCreateAndRead(t *testing.T) {
 			want := *sess
 			// A session without a chain starts its own, at its creation,
 			// which is also its last authentication unless given.
-			want.ChainID, want.LoginAt, want.AuthenticatedAt = sess.ID, sess.CreatedAt, sess.CreatedAt
+			want.SessionID, want.LoginAt, want.AuthenticatedAt = sess.ID, sess.CreatedAt, sess.CreatedAt
 			// jsonb reads back in its canonical form: spaced, shorter keys first.
 			want.UserAgent = []byte(`{"v": [1, 2], "ua": "Mozilla/5.0"}`)
 			if err := store.Create(ctx, db, sess); err != nil {
@@ -275,8 +275,8 @@ func TestRevokeByHash(t *testing.T) {
 				if err != nil || got != tt.want {
 					t.Errorf("RevokeByHash, %s: got %v, %v, want %v", tt.name, got, err, tt.want)
 				}
-				if got && chain != mine.ChainID {
-					t.Errorf("RevokeByHash, %s: chain %v, want the session's %v", tt.name, chain, mine.ChainID)
+				if got && chain != mine.SessionID {
+					t.Errorf("RevokeByHash, %s: chain %v, want the session's %v", tt.name, chain, mine.SessionID)
 				}
 			}
 			if got, err := store.ByID(ctx, db, theirs.ID); err != nil || got.RevokedAt != nil {

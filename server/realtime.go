@@ -52,7 +52,7 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 		},
 		Peek: func(token string) (uuid.UUID, uuid.UUID, bool) {
 			claims, err := a.tokens.Parse("user", token)
-			return claims.Subject, claims.Session, err == nil
+			return claims.Subject, claims.SessionID, err == nil
 		},
 		SessionLive: func(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
 			p, err := users.Load(ctx, user, session, action.Needs{})
@@ -68,7 +68,7 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 			}
 			live := make(map[uuid.UUID]events.LiveSession, len(rows))
 			for _, r := range rows {
-				live[r.ChainID] = events.LiveSession{User: r.OwnerID, TokenVersion: r.TokenVersion}
+				live[r.SessionID] = events.LiveSession{User: r.OwnerID, TokenVersion: r.TokenVersion}
 			}
 			return live, nil
 		},

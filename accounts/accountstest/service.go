@@ -99,7 +99,7 @@ func NewEmail() string { return "u" + uuid.NewString()[:13] + "@accountstest.exa
 func (s *Service) Caller(iss *accounts.Issued) *action.Caller {
 	c := &action.Caller{
 		Type: s.Kind.Type, ID: iss.Account.ID, Client: action.Client(iss.Session.Client),
-		TokenVersion: iss.Account.TokenVersion, Session: iss.Session.ChainID,
+		TokenVersion: iss.Account.TokenVersion, SessionID: iss.Session.SessionID,
 		SessionExpiresAt: iss.Session.ExpiresAt, Locale: iss.Account.Locale, Record: iss.Account,
 		Assurance: action.Assurance{
 			Methods: iss.Session.Methods, Level: int(iss.Session.Level),

@@ -45,7 +45,7 @@ func (a *ChangePassword) Spec() action.Spec {
 // Run changes the password and answers the caller's new tokens.
 func (a *ChangePassword) Run(ctx context.Context, req *action.Request, in *ChangePasswordArgs) (*SessionResult, error) {
 	o := OriginWithDevice(a.Credentials.Engine.Kind, a.Cookies, req, in.DeviceToken)
-	iss, err := a.Credentials.ChangePassword(ctx, req.Caller.ID, req.Caller.Session, in.CurrentPassword, in.NewPassword, o)
+	iss, err := a.Credentials.ChangePassword(ctx, req.Caller.ID, req.Caller.SessionID, in.CurrentPassword, in.NewPassword, o)
 	switch {
 	case errors.Is(err, accounts.ErrInvalidCredentials):
 		return nil, a.Credentials.Engine.Kind.Codes.InvalidCurrentPassword.New()

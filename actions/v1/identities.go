@@ -74,7 +74,7 @@ func (a *UnlinkIdentity) Spec() action.Spec {
 
 // Run removes it.
 func (a *UnlinkIdentity) Run(ctx context.Context, req *action.Request, in *UnlinkIdentityArgs) (*Empty, error) {
-	if err := a.Federation.Unlink(ctx, req.Caller.ID, req.Caller.Session, in.IdentityID, Origin(req)); err != nil {
+	if err := a.Federation.Unlink(ctx, req.Caller.ID, req.Caller.SessionID, in.IdentityID, Origin(req)); err != nil {
 		return nil, federationError(err)
 	}
 	return &Empty{}, nil

@@ -33,7 +33,7 @@ func (a *Logout) Spec() action.Spec {
 // foreign refresh token is ignored: the answer is 200 all the same.
 func (a *Logout) Run(ctx context.Context, req *action.Request, in *LogoutArgs) (*Empty, error) {
 	raw := refreshTokenOf(a.Accounts.Kind, a.Cookies, req, in.RefreshToken)
-	if err := a.Accounts.Logout(ctx, req.Caller.ID, req.Caller.Session, raw, Origin(req)); err != nil {
+	if err := a.Accounts.Logout(ctx, req.Caller.ID, req.Caller.SessionID, raw, Origin(req)); err != nil {
 		return nil, err
 	}
 	a.Cookies.Clear(req, a.Accounts.Kind.Type)
@@ -58,7 +58,7 @@ func (a *LogoutAll) Spec() action.Spec {
 
 // Run ends every session and clears the cookie.
 func (a *LogoutAll) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
-	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, req.Caller.Session, Origin(req), nil); err != nil {
+	if err := a.Accounts.LogoutAll(ctx, req.Caller.ID, req.Caller.SessionID, Origin(req), nil); err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	a.Cookies.Clear(req, a.Accounts.Kind.Type)

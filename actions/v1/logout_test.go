@@ -34,7 +34,7 @@ func TestLogout(t *testing.T) {
 	kept := users.NewSession(t, app, action.App)
 	api.As(users.Caller(appCaller)).With("X-Client", "app").
 		Call(http.MethodPost, "/v1/users/logout", actiontest.Args{"refreshToken": appOther.RefreshToken}).WantOK(t)
-	if live := users.Live(t, app.ID); len(live) != 1 || live[0].ChainID != kept.Session.ID {
+	if live := users.Live(t, app.ID); len(live) != 1 || live[0].SessionID != kept.Session.ID {
 		t.Errorf("an app's logout left %+v, want the third session alone", live)
 	}
 	api.As(users.Caller(kept)).Call(http.MethodPost, "/v1/users/logout",

@@ -133,7 +133,7 @@ func (a *TOTPConfirm) Spec() action.Spec {
 
 // Run confirms the secret.
 func (a *TOTPConfirm) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*TOTPConfirmResult, error) {
-	c, err := a.Factors.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.Session, in.Code, Origin(req))
+	c, err := a.Factors.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.SessionID, in.Code, Origin(req))
 	if err != nil {
 		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}

@@ -121,12 +121,12 @@ func (a *Reauthenticate) Run(ctx context.Context, req *action.Request, in *Reaut
 	case in.Method != "":
 		f = &accounts.SecondFactor{Method: in.Method, Code: in.Code, ChallengeID: in.ChallengeID, Credential: in.Credential}
 	}
-	sess, err := a.Factors.Reauthenticate(ctx, req.Caller.ID, req.Caller.Session, in.Password, f, Origin(req))
+	sess, err := a.Factors.Reauthenticate(ctx, req.Caller.ID, req.Caller.SessionID, in.Password, f, Origin(req))
 	if err != nil {
 		if f == nil && errors.Is(err, accounts.ErrInvalidCredentials) {
 			return nil, a.Factors.Engine.Kind.Codes.InvalidCurrentPassword.New()
 		}
 		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}
-	return &ReauthenticateResult{Session: ViewSession(sess, req.Caller.Session)}, nil
+	return &ReauthenticateResult{Session: ViewSession(sess, req.Caller.SessionID)}, nil
 }

@@ -31,7 +31,7 @@ func (a *Sessions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*
 	if err != nil {
 		return nil, err
 	}
-	return &SessionsResult{Sessions: ViewSessions(list, req.Caller.Session)}, nil
+	return &SessionsResult{Sessions: ViewSessions(list, req.Caller.SessionID)}, nil
 }
 
 // RevokeSession ends one of the caller's sessions ("log out this device"),
@@ -59,14 +59,14 @@ func (a *RevokeSession) Spec() action.Spec {
 // Run ends the session. Another owner's, unknown or ended session is
 // USER_SESSION_NOT_FOUND.
 func (a *RevokeSession) Run(ctx context.Context, req *action.Request, in *RevokeSessionArgs) (*Empty, error) {
-	err := a.Accounts.RevokeSession(ctx, req.Caller.ID, in.SessionID, req.Caller.Session, Origin(req))
+	err := a.Accounts.RevokeSession(ctx, req.Caller.ID, in.SessionID, req.Caller.SessionID, Origin(req))
 	if errors.Is(err, accounts.ErrSessionNotFound) {
 		return nil, accounts.UserSessionNotFound.New()
 	}
 	if err != nil {
 		return nil, err
 	}
-	if in.SessionID == req.Caller.Session {
+	if in.SessionID == req.Caller.SessionID {
 		a.Cookies.Clear(req, a.Accounts.Kind.Type)
 	}
 	return &Empty{}, nil

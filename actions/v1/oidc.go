@@ -152,7 +152,7 @@ func (a *OIDCLink) Spec() action.Spec {
 // Run starts the link flow.
 func (a *OIDCLink) Run(ctx context.Context, req *action.Request, in *OIDCLinkArgs) (*OIDCStartResult, error) {
 	return startFlow(ctx, a.Federation, a.Cookies, req, accounts.FlowStart{Provider: in.Provider, RedirectTo: in.RedirectTo,
-		LinkUser: req.Caller.ID, LinkSession: req.Caller.Session})
+		LinkUser: req.Caller.ID, LinkSession: req.Caller.SessionID})
 }
 
 // OIDCCallback is where the provider sends the browser back. It answers

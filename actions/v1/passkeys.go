@@ -114,7 +114,7 @@ func (a *PasskeyRegisterOptions) Spec() action.Spec {
 
 // Run makes the options.
 func (a *PasskeyRegisterOptions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
-	o, err := a.Passkeys.PasskeyRegisterOptions(ctx, req.Caller.ID, req.Caller.Session)
+	o, err := a.Passkeys.PasskeyRegisterOptions(ctx, req.Caller.ID, req.Caller.SessionID)
 	if err != nil {
 		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}
@@ -147,7 +147,7 @@ func (a *PasskeyRegister) Spec() action.Spec {
 
 // Run registers the passkey.
 func (a *PasskeyRegister) Run(ctx context.Context, req *action.Request, in *PasskeyRegisterArgs) (*PasskeyResult, error) {
-	p, err := a.Passkeys.RegisterPasskey(ctx, req.Caller.ID, req.Caller.Session, in.ChallengeID, in.Credential, in.Name, Origin(req))
+	p, err := a.Passkeys.RegisterPasskey(ctx, req.Caller.ID, req.Caller.SessionID, in.ChallengeID, in.Credential, in.Name, Origin(req))
 	if err != nil {
 		return nil, AccountError(a.Passkeys.Engine.Kind, err)
 	}

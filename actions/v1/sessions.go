@@ -81,6 +81,6 @@ type LoginSession struct {
 
 // LoginSessionOf describes the session of iss.
 func LoginSessionOf(iss *accounts.Issued) *LoginSession {
-	return &LoginSession{ID: iss.Session.ChainID, ExpiresAt: iss.Session.ExpiresAt,
+	return &LoginSession{ID: iss.Session.SessionID, ExpiresAt: iss.Session.ExpiresAt,
 		Client: iss.Session.Client, Platform: iss.Session.Platform}
 }

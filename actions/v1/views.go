@@ -97,10 +97,10 @@ type SessionView struct {
 // names the caller's own session (uuid.Nil: none).
 func ViewSession(s *models.Session, current uuid.UUID) SessionView {
 	return SessionView{
-		ID: s.ChainID, Client: s.Client, Platform: s.Platform,
+		ID: s.SessionID, Client: s.Client, Platform: s.Platform,
 		UserAgent: rawUserAgent(s.UserAgent), IPAddress: s.IPAddress,
 		CreatedAt: s.LoginAt, LastUsedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt,
-		Current:     current != uuid.Nil && s.ChainID == current,
+		Current:     current != uuid.Nil && s.SessionID == current,
 		AuthMethods: append([]string{}, s.Methods...), Aal: int(s.Level), AuthenticatedAt: s.AuthenticatedAt,
 		Provider: s.Provider,
 	}

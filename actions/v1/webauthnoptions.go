@@ -66,7 +66,7 @@ func (a *ReauthenticateOptions) Spec() action.Spec {
 
 // Run makes the options.
 func (a *ReauthenticateOptions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
-	o, err := a.Factors.ReauthOptions(ctx, req.Caller.ID, req.Caller.Session)
+	o, err := a.Factors.ReauthOptions(ctx, req.Caller.ID, req.Caller.SessionID)
 	if err != nil {
 		return nil, AccountError(a.Factors.Engine.Kind, err)
 	}

@@ -39,7 +39,7 @@ func TestLogin(t *testing.T) {
 			Call(http.MethodPost, path, actiontest.Args{"email": acc.Email, "password": accountstest.Password}).WantOK(t)
 		live := svc.Live(t, acc.ID)
 		session, _ := res.Body["session"].(map[string]any)
-		if len(live) != 1 || session["id"] != live[0].ChainID.String() || session["client"] != "app" || session["platform"] != "android" ||
+		if len(live) != 1 || session["id"] != live[0].SessionID.String() || session["client"] != "app" || session["platform"] != "android" ||
 			session["expiresAt"] != live[0].ExpiresAt.Format(time.RFC3339Nano) {
 			t.Errorf("%s: session %v, want %+v", typ, session, live)
 		}

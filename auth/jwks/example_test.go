@@ -32,7 +32,7 @@ func ExampleVerifier() {
 		panic(err)
 	}
 	claims, err := v.Verify(context.Background(), "user", token)
-	fmt.Println(err, claims.Subject == id, claims.Session == session, claims.Client, claims.KeyID == key.ID)
+	fmt.Println(err, claims.Subject == id, claims.SessionID == session, claims.Client, claims.KeyID == key.ID)
 	_, err = v.Verify(context.Background(), "admin", token)
 	fmt.Println(err != nil)
 	// Output:

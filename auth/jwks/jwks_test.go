@@ -120,7 +120,7 @@ func TestVerifyEachAlgorithm(t *testing.T) {
 	for _, k := range is.keys {
 		token := is.sign(k)
 		cl, err := v.Verify(ctx, "user", token)
-		if err != nil || cl.Subject != ownerID || cl.Session != session || cl.Client != action.Web || cl.KeyID != k.ID {
+		if err != nil || cl.Subject != ownerID || cl.SessionID != session || cl.Client != action.Web || cl.KeyID != k.ID {
 			t.Fatalf("%s: Verify = %+v, %v", k.Alg, cl, err)
 		}
 		if _, err := v.Verify(ctx, "admin", token); !errors.Is(err, auth.ErrInvalidToken) {

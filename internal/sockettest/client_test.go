@@ -22,7 +22,7 @@ func server(t *testing.T) (*events.Server, string, uuid.UUID) {
 			if tok != "good" {
 				return nil, nil
 			}
-			return &action.Caller{Type: events.UserOwner, ID: id, Session: sid}, nil
+			return &action.Caller{Type: events.UserOwner, ID: id, SessionID: sid}, nil
 		},
 		Peek: func(tok string) (uuid.UUID, uuid.UUID, bool) { return id, sid, tok == "good" },
 	})
