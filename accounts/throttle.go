@@ -1,6 +1,9 @@
 package accounts
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The per-account slow-down of password guessing (the Service's Throttle)
 // is consulted by every action that checks a password of an account: a
@@ -10,6 +13,23 @@ import "context"
 // and for passwords only by trustPassword (a reset, a password change, a
 // password re-authentication): second factors are checked by slowed, for
 // which only a completed login's trust counts.
+
+// Throttle slows password guessing against one account (implemented by
+// ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
+// presenting device (the client's device value, "" if none), must wait
+// before it may be evaluated (zero: now); Failed reports an evaluated
+// attempt that failed, and Succeeded a login that completed every factor
+// it owed: the account then trusts the client, for passwords and second
+// factors, and Succeeded returns the device value the client should keep.
+// Proved is Succeeded for a proof of the password or the mailbox alone (a
+// reset, a password change, a password re-authentication), which trusts
+// the client for passwords only. Implementations fail open.
+type Throttle interface {
+	Wait(ctx context.Context, email, ip, device string) time.Duration
+	Failed(ctx context.Context, email, ip, device string)
+	Succeeded(ctx context.Context, email, ip, device string) string
+	Proved(ctx context.Context, email, ip, device string) string
+}
 
 // throttled is a Service's Throttle, which may be nil (no slow-down): the
 // engine consults it through these methods only.
