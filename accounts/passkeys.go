@@ -89,7 +89,11 @@ func (s *Service) RegisterPasskey(ctx context.Context, owner, session uuid.UUID,
 // passkey of an owner without a second factor turns the second factor on:
 // like a confirmed TOTP, it ends every other session (a session someone
 // else opened with the password alone must not outlive it), while the
-// caller's session, the one in which it was registered, goes on.
+// caller's session, the one in which it was registered, goes on. The
+// caller's session must still be live once the owner is locked: a request
+// that passed its session check just before a password reset ended every
+// session must not add a sign-in method after the reset removed them
+// (ErrSessionEnded).
 func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -103,6 +107,11 @@ func (s *Service) addPasskey(ctx context.Context, owner, session uuid.UUID, p *m
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		var err error
 		if acc, err = s.lockActive(ctx, tx, owner); err != nil {
+			return err
+		}
+		if _, err := s.Sessions.LiveInChain(ctx, tx, owner, session); errors.Is(err, models.ErrNotFound) {
+			return ErrSessionEnded
+		} else if err != nil {
 			return err
 		}
 		if err := s.Passkeys.Insert(ctx, tx, p); err != nil {
