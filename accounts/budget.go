@@ -58,6 +58,10 @@ func (s *Service) factorStopped(ctx context.Context, db models.DB, owner uuid.UU
 // that spends a factor does), what also runs (the login challenge's
 // attempt; nil for none), and the security event with data. When the
 // count reaches the notice threshold the owner is mailed after commit.
+// An attempt that finds the budget spent once the owner is locked (it
+// passed gate while concurrent failures reached the limit) counts nothing
+// and answers ErrTooManyMFAFailures, as a right code would then: past the
+// limit no answer tells a wrong guess from a right one.
 func (s *Service) factorFailed(ctx context.Context, acc *models.Account, method string, o Origin, data map[string]any, also func(tx *sqlx.Tx) error) error {
 	s.throttleFailed(ctx, acc.Email, o)
 	notice := false
@@ -65,6 +69,9 @@ func (s *Service) factorFailed(ctx context.Context, acc *models.Account, method 
 		f, err := s.MFAFailures.Failed(ctx, tx, acc.ID, s.Now(), MFAFailureNotice, MFAFailureNoticeEvery)
 		if err != nil {
 			return err
+		}
+		if f.Count > MFAFailureLimit {
+			return ErrTooManyMFAFailures // rolls the count back
 		}
 		notice = f.Notice
 		if also != nil {
