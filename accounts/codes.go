@@ -66,6 +66,9 @@ const (
 	AdminInvalidPasskeyCredentials errorcodes.Code = "ADMIN_BAD_REQUEST_INVALID_PASSKEY_CREDENTIALS 400 admin.invalid_passkey_credentials"
 	AdminPasskeyNotFound           errorcodes.Code = "ADMIN_PASSKEY_NOT_FOUND 404 admin.passkey_not_found"
 	AdminLastSignInMethod          errorcodes.Code = "ADMIN_BAD_REQUEST_LAST_SIGNIN_METHOD 400 admin.last_signin_method"
+
+	UserTooManyMFAFailures  errorcodes.Code = "USER_TOO_MANY_MFA_FAILURES 429 user.too_many_mfa_failures"
+	AdminTooManyMFAFailures errorcodes.Code = "ADMIN_TOO_MANY_MFA_FAILURES 429 admin.too_many_mfa_failures"
 )
 
 // ErrorCodes returns the codes of the account engine, to be given to
@@ -151,18 +154,26 @@ func PasskeyErrorCodes() []errorcodes.Code {
 	}
 }
 
+// MFABudgetErrorCodes returns the codes of the second-factor budget,
+// released after PasskeyErrorCodes (servers list them after those).
+func MFABudgetErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{UserTooManyMFAFailures, AdminTooManyMFAFailures}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
-// Messages returns the translations of ErrorCodes, SecondFactorErrorCodes
-// FederationErrorCodes and PasskeyErrorCodes, by locale.
+// Messages returns the translations of ErrorCodes, SecondFactorErrorCodes,
+// FederationErrorCodes, PasskeyErrorCodes and MFABudgetErrorCodes, by
+// locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }
 
 // LaterErrorCodes returns the codes released after ErrorCodes and after
 // the posts' codes, in release order: servers list them last, so that
 // their list of codes only ever grows at its end.
 func LaterErrorCodes() []errorcodes.Code {
-	return append(append(SecondFactorErrorCodes(), FederationErrorCodes()...), PasskeyErrorCodes()...)
+	codes := append(append(SecondFactorErrorCodes(), FederationErrorCodes()...), PasskeyErrorCodes()...)
+	return append(codes, MFABudgetErrorCodes()...)
 }
 
 // AllErrorCodes returns every code of the account engine: ErrorCodes and

@@ -53,7 +53,7 @@ func (s *Service) mailAvailable() bool { return s.Mail != nil && s.Mail.Mailer.A
 // The check of the current password is a login attempt for the Throttle,
 // keyed by the account's e-mail: it may be refused with a
 // *SlowedDownError, and its outcome is reported (a right password makes
-// the account trust the client).
+// the account trust the client, for passwords only: see trustPassword).
 func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, current, next string, o Origin) (*Issued, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if errors.Is(err, models.ErrNotFound) {
@@ -73,7 +73,7 @@ func (s *Service) ChangePassword(ctx context.Context, owner, session uuid.UUID, 
 		s.throttleFailed(ctx, acc.Email, o)
 		return nil, ErrInvalidCredentials
 	}
-	device := s.trustClient(ctx, acc.Email, o)
+	device := s.trustPassword(ctx, acc.Email, o)
 	if next == current {
 		return nil, ErrSamePassword
 	}
@@ -306,7 +306,7 @@ func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, 
 // consumed, the owner's other unused one-time tokens voided, the token
 // version incremented and every session revoked, in
 // one transaction. It does not log in, but the account then trusts the
-// client that completed it (see trustClient), whose device value it
+// client that completed it (for passwords: see trustPassword), whose device value it
 // returns. The token is checked before the password is hashed, so that a
 // random token costs no hashing work; the transaction takes it only if it
 // is still unused, so of concurrent resets with one token exactly one
@@ -342,7 +342,7 @@ func (s *Service) ResetPassword(ctx context.Context, raw, password string, o Ori
 	}
 	s.notifyEnded(acc.ID, nil)
 	s.noticeRemoved(ctx, acc, removed)
-	return s.trustClient(ctx, acc.Email, o), nil
+	return s.trustPassword(ctx, acc.Email, o), nil
 }
 
 // resetPassword is the transaction of ResetPassword: it consumes the token
@@ -372,6 +372,9 @@ func (s *Service) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, o
 		return nil, nil, err
 	}
 	if _, err := s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return nil, nil, err
+	}
+	if err := s.MFAFailures.Clear(ctx, tx, owner); err != nil { // lifts a spent second-factor budget
 		return nil, nil, err
 	}
 	revoked, err := s.endAll(ctx, tx, owner, now)

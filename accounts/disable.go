@@ -17,13 +17,15 @@ import (
 // wrong or replayed code is ErrInvalidTOTPCode, whichever kind it was,
 // and counts in the per-account slow-down (a *SlowedDownError before
 // anything is checked) with an mfa_challenge_failed event, as in Verify
-// and Reauthenticate; ErrMFANotEnabled means there is no confirmed TOTP.
+// and Reauthenticate (and in the second-factor budget: a spent one is
+// ErrTooManyMFAFailures); ErrMFANotEnabled means there is no confirmed
+// TOTP.
 func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string, o Origin) (*models.Account, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.slowed(ctx, acc, o); err != nil {
+	if err := s.gate(ctx, acc, o); err != nil {
 		return nil, err
 	}
 	row, err := s.Factors.TOTP(ctx, s.DB, string(s.Kind.Type), owner)
@@ -47,7 +49,7 @@ func (s *Service) DisableTOTP(ctx context.Context, owner uuid.UUID, code string,
 		})
 	}
 	if wrongFactor(err) {
-		if ferr := s.factorFailed(ctx, s.DB, acc, method, o, map[string]any{"context": "disable"}); ferr != nil {
+		if ferr := s.factorFailed(ctx, acc, method, o, map[string]any{"context": "disable"}, nil); ferr != nil {
 			return nil, ferr
 		}
 		return nil, ErrInvalidTOTPCode
@@ -65,7 +67,7 @@ func (s *Service) disableTOTP(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID,
 	if _, err := s.lockActive(ctx, tx, owner); err != nil {
 		return nil, err
 	}
-	if err := s.spend(ctx, tx, p, now, o); err != nil {
+	if err := s.spendChecked(ctx, tx, owner, p, now, o); err != nil {
 		return nil, err
 	}
 	gone, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), owner)

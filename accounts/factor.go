@@ -115,19 +115,12 @@ func (s *Service) recoveryUsed(ctx context.Context, tx *sqlx.Tx, owner, session 
 	return f.RecoveryCodesRemaining, s.record(ctx, tx, models.EventRecoveryCodeUsed, owner, session, o, data)
 }
 
-// factorFailed records a wrong second factor of the owner: its security
-// event, and a failure of the account in the per-account slow-down.
-func (s *Service) factorFailed(ctx context.Context, db models.DB, acc *models.Account, method string, o Origin, data map[string]any) error {
-	s.throttleFailed(ctx, acc.Email, o)
-	data["method"] = method
-	return s.record(ctx, db, models.EventMFAChallengeFailed, acc.ID, uuid.Nil, o, data)
-}
-
-// StrictThrottle is a Throttle that can also answer without failing open
-// (implemented by ratelimit.SlowDown): Check reports an error when it
-// cannot decide.
+// StrictThrottle is a Throttle that can also check a second factor's
+// attempt (implemented by ratelimit.SlowDown): CheckFactor spares the
+// account's count only to a client trusted by a completed login, and
+// reports an error when it cannot decide instead of failing open.
 type StrictThrottle interface {
-	Check(ctx context.Context, email, ip, device string) (time.Duration, error)
+	CheckFactor(ctx context.Context, email, ip, device string) (time.Duration, error)
 }
 
 // slowed refuses an attempt on acc's factors that the per-account
@@ -135,7 +128,8 @@ type StrictThrottle interface {
 // login it fails closed: when the throttle cannot decide (its store is
 // down) the attempt is refused with that error and nothing is spent,
 // since the slow-down is what bounds guesses of a six-digit code across
-// challenges.
+// challenges. A throttle that cannot check second factors apart (not a
+// StrictThrottle) is asked as for a password.
 func (s *Service) slowed(ctx context.Context, acc *models.Account, o Origin) error {
 	if s.Throttle == nil {
 		return nil
@@ -143,7 +137,7 @@ func (s *Service) slowed(ctx context.Context, acc *models.Account, o Origin) err
 	wait := time.Duration(0)
 	if strict, ok := s.Throttle.(StrictThrottle); ok {
 		var err error
-		if wait, err = strict.Check(ctx, acc.Email, o.IP, o.Device); err != nil {
+		if wait, err = strict.CheckFactor(ctx, acc.Email, o.IP, o.Device); err != nil {
 			return err
 		}
 	} else {

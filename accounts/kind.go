@@ -56,12 +56,16 @@ type SecondFactorCodes struct {
 	TOTPAlreadyEnabled      errorcodes.Code
 	TOTPNotPending          errorcodes.Code
 	MFANotEnabled           errorcodes.Code
+	// TooManyFailures refuses every second factor of an account whose
+	// second-factor budget is spent, until a password reset or an
+	// admin's resetmfa (429).
+	TooManyFailures errorcodes.Code
 }
 
 // All lists the codes.
 func (c SecondFactorCodes) All() []errorcodes.Code {
 	return []errorcodes.Code{c.MFARequired, c.ReauthRequired, c.InvalidMFAToken, c.InvalidTOTPCode, c.InvalidRecoveryCode,
-		c.InvalidWebAuthnResponse, c.TOTPAlreadyEnabled, c.TOTPNotPending, c.MFANotEnabled}
+		c.InvalidWebAuthnResponse, c.TOTPAlreadyEnabled, c.TOTPNotPending, c.MFANotEnabled, c.TooManyFailures}
 }
 
 // Kind declares an owner type: its name, the path segment and action-name
@@ -97,7 +101,7 @@ var Users = Kind{
 			MFARequired: UserMFARequired, ReauthRequired: UserReauthRequired, InvalidMFAToken: UserInvalidMFAToken,
 			InvalidTOTPCode: UserInvalidTOTPCode, InvalidRecoveryCode: UserInvalidRecoveryCode,
 			InvalidWebAuthnResponse: UserInvalidWebAuthnResponse, TOTPAlreadyEnabled: UserTOTPAlreadyEnabled,
-			TOTPNotPending: UserTOTPNotPending, MFANotEnabled: UserMFANotEnabled,
+			TOTPNotPending: UserTOTPNotPending, MFANotEnabled: UserMFANotEnabled, TooManyFailures: UserTooManyMFAFailures,
 		},
 		Passkey: PasskeyCodes{InvalidChallenge: UserInvalidWebAuthnChallenge, InvalidCredentials: UserInvalidPasskeyCredentials,
 			NotFound: UserPasskeyNotFound, LastSignInMethod: UserLastSignInMethod},
@@ -122,7 +126,7 @@ var Admins = Kind{
 			MFARequired: AdminMFARequired, ReauthRequired: AdminReauthRequired, InvalidMFAToken: AdminInvalidMFAToken,
 			InvalidTOTPCode: AdminInvalidTOTPCode, InvalidRecoveryCode: AdminInvalidRecoveryCode,
 			InvalidWebAuthnResponse: AdminInvalidWebAuthnResponse, TOTPAlreadyEnabled: AdminTOTPAlreadyEnabled,
-			TOTPNotPending: AdminTOTPNotPending, MFANotEnabled: AdminMFANotEnabled,
+			TOTPNotPending: AdminTOTPNotPending, MFANotEnabled: AdminMFANotEnabled, TooManyFailures: AdminTooManyMFAFailures,
 		},
 		Passkey: PasskeyCodes{InvalidChallenge: AdminInvalidWebAuthnChallenge, InvalidCredentials: AdminInvalidPasskeyCredentials,
 			NotFound: AdminPasskeyNotFound, LastSignInMethod: AdminLastSignInMethod},

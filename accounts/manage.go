@@ -89,15 +89,19 @@ func (s *Service) RevokeSessions(ctx context.Context, id uuid.UUID, by Actor) er
 }
 
 // ResetMFA removes every second factor of the account id (its TOTP secret,
-// recovery codes and passkeys) and ends its sessions, access tokens and sockets at
-// once, recorded as mfa_reset with the admin's id, and mails the owner:
-// the support desk's answer to a lost factor.
+// recovery codes and passkeys), lifts a spent second-factor budget, and
+// ends its sessions, access tokens and sockets at once, recorded as
+// mfa_reset with the admin's id, and mails the owner: the support desk's
+// answer to a lost factor.
 func (s *Service) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
 	acc, err := s.manage(ctx, id, models.EventMFAReset, true, by, func(tx *sqlx.Tx) error {
 		if _, err := s.Factors.DeleteTOTP(ctx, tx, string(s.Kind.Type), id); err != nil {
 			return err
 		}
 		if _, err := s.Passkeys.RemoveAll(ctx, tx, string(s.Kind.Type), id); err != nil {
+			return err
+		}
+		if err := s.MFAFailures.Clear(ctx, tx, id); err != nil {
 			return err
 		}
 		return s.Factors.DeleteRecoveryCodes(ctx, tx, string(s.Kind.Type), id)

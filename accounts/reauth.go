@@ -20,7 +20,9 @@ import (
 // A wrong password is ErrInvalidCredentials, a wrong second factor the
 // method's "invalid" error; both count as failures of the account in the
 // per-account slow-down, which refuses attempts it makes wait with
-// *SlowedDownError before anything is checked.
+// *SlowedDownError before anything is checked; a second factor counts in
+// the second-factor budget too, and is refused with ErrTooManyMFAFailures
+// once that is spent (a password is not).
 func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, password string, f *SecondFactor, o Origin) (*models.Session, error) {
 	acc, err := s.Accounts.ByID(ctx, s.DB, owner) // with its password hash
 	if errors.Is(err, models.ErrNotFound) {
@@ -29,7 +31,12 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.slowed(ctx, acc, o); err != nil {
+	if f == nil {
+		err = s.slowed(ctx, acc, o)
+	} else {
+		err = s.gate(ctx, acc, o)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var p *proof
@@ -46,14 +53,14 @@ func (s *Service) Reauthenticate(ctx context.Context, owner, session uuid.UUID, 
 	}
 	if f != nil && wrongFactor(err) {
 		data := map[string]any{"context": "reauthenticate"}
-		if ferr := s.factorFailed(ctx, s.DB, acc, f.Method, o, data); ferr != nil {
+		if ferr := s.factorFailed(ctx, acc, f.Method, o, data, nil); ferr != nil {
 			return nil, ferr
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.trustClient(ctx, acc.Email, o)
+	s.trustPassword(ctx, acc.Email, o)
 	if p != nil && p.method == models.MethodRecoveryCode {
 		s.notice(ctx, acc, mail.RecoveryCodeUsed)
 	}
@@ -86,7 +93,7 @@ func (s *Service) reassure(ctx context.Context, acc *models.Account, session uui
 		}
 		method, level := models.MethodPassword, int16(1)
 		if p != nil {
-			if err := s.spend(ctx, tx, p, now, o); err != nil {
+			if err := s.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
 				return err
 			}
 			method, level = p.method, 2

@@ -102,13 +102,17 @@ func (e *LimitedError) Is(target error) bool { return target == ErrLimited }
 // ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
 // presenting device (the client's device value, "" if none), must wait
 // before it may be evaluated (zero: now); Failed reports an evaluated
-// attempt that failed, and Succeeded one that proved the client holds the
-// account: the account then trusts the client, and Succeeded returns the
-// device value the client should keep. Implementations fail open.
+// attempt that failed, and Succeeded a login that completed every factor
+// it owed: the account then trusts the client, for passwords and second
+// factors, and Succeeded returns the device value the client should keep.
+// Proved is Succeeded for a proof of the password or the mailbox alone (a
+// reset, a password change, a password re-authentication), which trusts
+// the client for passwords only. Implementations fail open.
 type Throttle interface {
 	Wait(ctx context.Context, email, ip, device string) time.Duration
 	Failed(ctx context.Context, email, ip, device string)
 	Succeeded(ctx context.Context, email, ip, device string) string
+	Proved(ctx context.Context, email, ip, device string) string
 }
 
 // Origin describes where a session is opened from.
@@ -192,6 +196,8 @@ type Service struct {
 	Challenges models.ChallengeStore
 	// Factors stores the second factors.
 	Factors models.FactorStore
+	// MFAFailures keeps the owners' second-factor budgets.
+	MFAFailures *models.MFAFailureStore
 	// Identities stores the users' identity-provider identities (users
 	// only: an admin has none).
 	Identities models.IdentityStore
@@ -212,23 +218,24 @@ type Service struct {
 // prepared on db.
 func NewService(kind Kind, db *sqlx.DB, tokens *auth.Tokens, hasher *auth.Hasher, refreshTTL time.Duration, log *slog.Logger) *Service {
 	return &Service{
-		Kind:       kind,
-		DB:         db,
-		Accounts:   models.NewAccountStore(kind.Tables).Prepared(db),
-		Sessions:   models.NewSessionStore(kind.Tables).Prepared(db),
-		Tokens:     tokens,
-		Hasher:     hasher,
-		RefreshTTL: refreshTTL,
-		Now:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
-		Log:        log,
-		OneTime:    models.TokenStore{}.Prepared(db),
-		Events:     models.EventStore{}.Prepared(db),
-		MFA:        DefaultMFASettings(),
-		Challenges: models.ChallengeStore{}.Prepared(db),
-		Factors:    models.FactorStore{}.Prepared(db),
-		Identities: models.IdentityStore{}.Prepared(db),
-		Passkeys:   models.PasskeyStore{}.Prepared(db),
-		Ceremonies: models.CeremonyStore{}.Prepared(db),
+		Kind:        kind,
+		DB:          db,
+		Accounts:    models.NewAccountStore(kind.Tables).Prepared(db),
+		Sessions:    models.NewSessionStore(kind.Tables).Prepared(db),
+		Tokens:      tokens,
+		Hasher:      hasher,
+		RefreshTTL:  refreshTTL,
+		Now:         func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		Log:         log,
+		OneTime:     models.TokenStore{}.Prepared(db),
+		Events:      models.EventStore{}.Prepared(db),
+		MFA:         DefaultMFASettings(),
+		Challenges:  models.ChallengeStore{}.Prepared(db),
+		Factors:     models.FactorStore{}.Prepared(db),
+		MFAFailures: models.NewMFAFailureStore(kind.Tables).Prepared(db),
+		Identities:  models.IdentityStore{}.Prepared(db),
+		Passkeys:    models.PasskeyStore{}.Prepared(db),
+		Ceremonies:  models.CeremonyStore{}.Prepared(db),
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 // code) is the method's "invalid" error: it counts as an attempt of the
 // challenge, which burns after MFASettings.MaxAttempts of them, and as a
 // failure of the account in the per-account slow-down, which refuses
-// attempts it makes wait with *SlowedDownError before anything is checked.
+// attempts it makes wait with *SlowedDownError before anything is checked,
+// and in its second-factor budget, which once spent refuses every attempt
+// with ErrTooManyMFAFailures (see budget.go).
 func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Origin) (*Issued, error) {
 	ch, err := s.liveChallenge(ctx, raw)
 	if err != nil {
@@ -35,7 +37,7 @@ func (s *Service) Verify(ctx context.Context, raw string, f SecondFactor, o Orig
 	if err != nil {
 		return nil, err
 	}
-	if err := s.slowed(ctx, acc, o); err != nil {
+	if err := s.gate(ctx, acc, o); err != nil {
 		return nil, err
 	}
 	b := models.Binding{Purpose: models.CeremonySecondFactor, OwnerID: &acc.ID, LoginChallenge: &ch.ID}
@@ -86,7 +88,7 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 		if !ok {
 			return ErrInvalidMFAToken // completed, burnt or voided meanwhile
 		}
-		if err := s.spend(ctx, tx, p, now, o); err != nil {
+		if err := s.spendChecked(ctx, tx, acc.ID, p, now, o); err != nil {
 			return err
 		}
 		out, err = s.openSession(ctx, tx, grant{
@@ -119,13 +121,11 @@ func (s *Service) finish(ctx context.Context, ch *models.Challenge, acc *models.
 // last allowed attempt) and against the account, with its security event,
 // and returns cause.
 func (s *Service) failChallenge(ctx context.Context, ch *models.Challenge, acc *models.Account, method string, o Origin, cause error) error {
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	data := map[string]any{"context": "login"}
+	err := s.factorFailed(ctx, acc, method, o, data, func(tx *sqlx.Tx) error {
 		attempts, live, err := s.Challenges.Fail(ctx, tx, ch.ID, s.MFA.MaxAttempts, s.Now())
-		if err != nil {
-			return err
-		}
-		data := map[string]any{"context": "login", "attempts": attempts, "burnt": live && attempts >= s.MFA.MaxAttempts}
-		return s.factorFailed(ctx, tx, acc, method, o, data)
+		data["attempts"], data["burnt"] = attempts, live && attempts >= s.MFA.MaxAttempts
+		return err
 	})
 	if err != nil {
 		return err

@@ -43,6 +43,9 @@ const (
 	// MethodsRemoved lists what a password reset of an account whose
 	// address was never verified removed (Message.Removed).
 	MethodsRemoved = "methods_removed"
+	// MFAFailures warns of wrong second factors given in a row: someone
+	// may know the password.
+	MFAFailures = "mfa_failures"
 )
 
 // The kinds of Removal: what a MethodsRemoved notice lists.
@@ -62,7 +65,7 @@ type Removal struct {
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
-	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved}
+	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures}
 
 //go:embed templates
 var embedded embed.FS

@@ -82,6 +82,13 @@ type SlowDownConfig struct {
 // rather than its address, so that failures of others (from its network,
 // even) never slow it; its own failures do.
 //
+// Trust has two kinds. A login that completed every factor it owed
+// (Succeeded) trusts the client for passwords and for second factors; a
+// proof of the password or of the mailbox alone (Proved: a reset, a
+// password change, a password re-authentication) trusts it for passwords
+// only, so that CheckFactor still counts it against the account: whoever
+// controls only the mailbox gains no unthrottled second-factor guesses.
+//
 // SlowDown fails open: when Redis is unavailable attempts are not slowed
 // (the per-client auth limit still applies), and it logs once.
 type SlowDown struct {
@@ -131,19 +138,21 @@ func NewSlowDown(cfg SlowDownConfig) *SlowDown {
 // evaluated; zero means now, and then the attempt holds the slot until
 // Failed or Succeeded (or its delay passes).
 func (s *SlowDown) Wait(ctx context.Context, email, ip, device string) time.Duration {
-	ms, err := redis.Int64(s.run(ctx, s.check, email, ip, device, ""))
+	ms, err := redis.Int64(s.run(ctx, s.check, email, ip, device, "", false))
 	if err != nil || ms <= 0 {
 		return 0
 	}
 	return time.Duration(ms) * time.Millisecond
 }
 
-// Check is Wait for an attempt that must not go unchecked (a second
-// factor, whose guesses only this bounds across challenges): when Redis
-// cannot be asked it fails closed with an error marked unavailable
-// (dependency.Unavailable), instead of letting the attempt through.
-func (s *SlowDown) Check(ctx context.Context, email, ip, device string) (time.Duration, error) {
-	reply, err := s.run(ctx, s.check, email, ip, device, "")
+// CheckFactor is Wait for a second factor's attempt, which must not go
+// unchecked (only this bounds its guesses across challenges): only a
+// client trusted by a completed login (Succeeded) skips the account's
+// count, and when Redis cannot be asked it fails closed with an error
+// marked unavailable (dependency.Unavailable), instead of letting the
+// attempt through.
+func (s *SlowDown) CheckFactor(ctx context.Context, email, ip, device string) (time.Duration, error) {
+	reply, err := s.run(ctx, s.check, email, ip, device, "", true)
 	if err != nil {
 		return 0, dependency.Unavailable("redis", err)
 	}
@@ -156,19 +165,32 @@ func (s *SlowDown) Check(ctx context.Context, email, ip, device string) (time.Du
 
 // Failed records a failed attempt (wrong password or unknown e-mail).
 func (s *SlowDown) Failed(ctx context.Context, email, ip, device string) {
-	_, _ = s.run(ctx, s.fail, email, ip, device, "")
+	_, _ = s.run(ctx, s.fail, email, ip, device, "", false)
 }
 
-// Succeeded records a successful login: the pair's failures are forgotten
-// and the client is trusted by the account for TrustFor, by its address and
-// by a device. It returns the device value the client should keep: device
+// Succeeded records a login that completed every factor it owed: the
+// pair's failures are forgotten and the client is trusted by the account
+// for TrustFor, for passwords and second factors, by its address and by a
+// device. It returns the device value the client should keep: device
 // itself when the account trusts it already (its trust is extended), else
 // a new random value (a value the account does not trust, planted by
 // someone else say, is never adopted). Without Redis it returns device if
 // it is well formed, else a new value.
 func (s *SlowDown) Succeeded(ctx context.Context, email, ip, device string) string {
+	return s.succeeded(ctx, email, ip, device, true)
+}
+
+// Proved is Succeeded for a proof of the password or of the mailbox alone
+// (a reset, a password change, a password re-authentication): the client
+// is trusted for passwords only, and CheckFactor still counts its second
+// factors against the account.
+func (s *SlowDown) Proved(ctx context.Context, email, ip, device string) string {
+	return s.succeeded(ctx, email, ip, device, false)
+}
+
+func (s *SlowDown) succeeded(ctx context.Context, email, ip, device string, full bool) string {
 	fresh := NewDevice()
-	kept, err := redis.Int64(s.run(ctx, s.success, email, ip, device, fresh))
+	kept, err := redis.Int64(s.run(ctx, s.success, email, ip, device, fresh, full))
 	if (err == nil && kept == 1) || (err != nil && WellFormedDevice(device)) {
 		return device
 	}
@@ -182,8 +204,9 @@ func (s *SlowDown) accountKey(email string) string {
 }
 
 // run calls script for an attempt on email from ip presenting device, with
-// fresh the device value Succeeded would hand out.
-func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, device, fresh string) (any, error) {
+// fresh the device value Succeeded would hand out; factor marks a second
+// factor's check, or a success that trusts for second factors.
+func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, device, fresh string, factor bool) (any, error) {
 	if s.cfg.Pool == nil {
 		return int64(0), nil
 	}
@@ -194,9 +217,11 @@ func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, dev
 	frac := float64(now%win) / float64(win)
 	acct := s.accountKey(email)
 	client := ClientKey(ip, c.IPv6Prefix)
-	presented := "0"
-	if WellFormedDevice(device) {
-		presented = "1"
+	flag := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
 	}
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	args := []any{
@@ -208,9 +233,12 @@ func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, dev
 		acct + "p:d:" + deviceKey(device),
 		acct + "d:" + deviceKey(device),
 		acct + "d:" + deviceKey(fresh),
+		acct + "mt:" + client,
+		acct + "md:" + deviceKey(device),
+		acct + "md:" + deviceKey(fresh),
 		now, strconv.FormatFloat(frac, 'f', 6, 64),
 		c.PairFailures, c.AccountFailures, ms(c.FirstDelay), ms(c.MaxDelay),
-		ms(c.PairMemory), win, ms(c.TrustFor), presented,
+		ms(c.PairMemory), win, ms(c.TrustFor), flag(WellFormedDevice(device)), flag(factor),
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()

@@ -8,17 +8,24 @@ package ratelimit
 //	      allowed ms}, 2 the e-mail's failures in the current account
 //	      window, 3 those of the previous window, 4 the e-mail's next
 //	      allowed ms, 5 the address's trust marker, 6 the device pair's
-//	      hash, 7 the device's trust marker, 8 a new device's trust marker
+//	      hash, 7 the device's trust marker, 8 a new device's trust marker,
+//	      9 the address's second-factor trust marker, 10 the device's
+//	      second-factor trust marker, 11 a new device's one
 //	ARGV: 1 now ms, 2 elapsed part of the current window (0-1),
 //	      3 pair threshold, 4 account threshold, 5 first delay ms,
 //	      6 max delay ms, 7 pair memory ms, 8 account window ms,
-//	      9 trust ms, 10 "1" when a device was presented
+//	      9 trust ms, 10 "1" when a device was presented, 11 "1" for a
+//	      second factor's check, or for a success that trusts the client
+//	      for second factors too (a completed login)
 //
 // The account count slides: the previous window's failures weigh by the
 // part of it still inside the last AccountWindow. An attempt's pair is its
-// device's when the device is trusted, else its address's.
+// device's when the device is trusted (for passwords), else its address's.
+// Trust for second factors is kept apart from trust for passwords: only a
+// completed login grants it, and only it spares a second factor's check
+// the account's count.
 const (
-	slowKeys = 8
+	slowKeys = 11
 	slowLib  = `
 local now, frac = tonumber(ARGV[1]), tonumber(ARGV[2])
 local pairMin, acctMin = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -34,6 +41,12 @@ local function delay(level)
 	end
 	return math.min(d, cap)
 end
+local function trusted()
+	if ARGV[11] == '1' then
+		return (ARGV[10] == '1' and redis.call('EXISTS', KEYS[10]) == 1) or redis.call('EXISTS', KEYS[9]) == 1
+	end
+	return device or redis.call('EXISTS', KEYS[5]) == 1
+end
 local function account()
 	local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
 	local prev = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -43,15 +56,15 @@ end
 )
 
 // checkScript returns the wait in ms (0: go ahead) and claims the slot of
-// an admitted attempt of a slowed pair or account. A trusted client skips
-// the account's count and slot altogether.
+// an admitted attempt of a slowed pair or account. A client trusted for
+// the attempt's kind (password or second factor) skips the account's count
+// and slot altogether.
 const checkScript = `
 local fails = tonumber(redis.call('HGET', pair, 'f') or '0')
 local pnext = tonumber(redis.call('HGET', pair, 'n') or '0')
 if pnext > now then return pnext - now end
-local trusted = device or redis.call('EXISTS', KEYS[5]) == 1
 local acct = 0
-if not trusted then
+if not trusted() then
 	acct = account()
 	if acct >= acctMin then
 		local anext = tonumber(redis.call('GET', KEYS[4]) or '0')
@@ -88,14 +101,19 @@ return 0
 
 // successScript resets the pair and trusts its address and its device:
 // the presented one when the account trusts it already (returns 1), else
-// the new one (returns 0).
+// the new one (returns 0). With ARGV[11] set (a completed login) the trust
+// covers second factors too.
 const successScript = `
+local full = ARGV[11] == '1'
 redis.call('DEL', pair)
 redis.call('SET', KEYS[5], '1', 'PX', ARGV[9])
+if full then redis.call('SET', KEYS[9], '1', 'PX', ARGV[9]) end
 if device then
 	redis.call('PEXPIRE', KEYS[7], ARGV[9])
+	if full then redis.call('SET', KEYS[10], '1', 'PX', ARGV[9]) end
 	return 1
 end
 redis.call('SET', KEYS[8], '1', 'PX', ARGV[9])
+if full then redis.call('SET', KEYS[11], '1', 'PX', ARGV[9]) end
 return 0
 `

@@ -132,7 +132,7 @@ func TestSlowDownFailsOpen(t *testing.T) {
 	}
 }
 
-// TestSlowDownCheckFailsClosed: Check answers what Wait does while Redis
+// TestSlowDownCheckFailsClosed: CheckFactor answers what Wait does while Redis
 // answers, and an error marked unavailable when it does not, where Wait
 // lets the attempt through.
 func TestSlowDownCheckFailsClosed(t *testing.T) {
@@ -142,19 +142,19 @@ func TestSlowDownCheckFailsClosed(t *testing.T) {
 	s := newSlowDown(t, clock)
 	const email, ip = "check@example.com", "203.0.113.40"
 	for range 5 {
-		if w, err := s.Check(ctx, email, ip, ""); w != 0 || err != nil {
-			t.Fatalf("Check: %v, %v", w, err)
+		if w, err := s.CheckFactor(ctx, email, ip, ""); w != 0 || err != nil {
+			t.Fatalf("CheckFactor: %v, %v", w, err)
 		}
 		s.Failed(ctx, email, ip, "")
 	}
-	if w, err := s.Check(ctx, email, ip, ""); w != time.Second || err != nil {
-		t.Fatalf("Check after 5 failures: %v, %v; want the first delay", w, err)
+	if w, err := s.CheckFactor(ctx, email, ip, ""); w != time.Second || err != nil {
+		t.Fatalf("CheckFactor after 5 failures: %v, %v; want the first delay", w, err)
 	}
 	dead := NewSlowDown(SlowDownConfig{Pool: newPool(t, dialDead), Prefix: keyPrefix(t), Now: clock.Now, Timeout: slack})
 	if w := dead.Wait(ctx, email, ip, ""); w != 0 {
 		t.Errorf("Wait without Redis: %v, want 0 (open)", w)
 	}
-	if _, err := dead.Check(ctx, email, ip, ""); !errors.Is(err, dependency.ErrUnavailable) {
-		t.Errorf("Check without Redis: %v, want an unavailable dependency", err)
+	if _, err := dead.CheckFactor(ctx, email, ip, ""); !errors.Is(err, dependency.ErrUnavailable) {
+		t.Errorf("CheckFactor without Redis: %v, want an unavailable dependency", err)
 	}
 }

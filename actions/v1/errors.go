@@ -108,6 +108,10 @@ func secondFactorError(kind accounts.Kind, err error) *errorcodes.Error {
 		return c.TOTPNotPending.New()
 	case errors.Is(err, accounts.ErrMFANotEnabled):
 		return c.MFANotEnabled.New()
+	case errors.Is(err, accounts.ErrTooManyMFAFailures):
+		// No Retry-After: the stop lasts until a password reset or an
+		// admin's resetmfa, not for a time.
+		return c.TooManyFailures.New()
 	}
 	return nil
 }

@@ -150,7 +150,7 @@ type TOTPDisable struct {
 func (a *TOTPDisable) Spec() action.Spec {
 	c := a.Accounts.Kind.Codes.SecondFactor
 	s := mfaSpec(a.Accounts.Kind, "TOTPDisable", "totp/disable", "Turn the authenticator app off", c.MFANotEnabled, c.InvalidTOTPCode,
-		errorcodes.TooManyRequests)
+		errorcodes.TooManyRequests, c.TooManyFailures)
 	s.Reauth = action.ReauthFactor
 	return s
 }

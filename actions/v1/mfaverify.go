@@ -52,7 +52,7 @@ func (a *MFAVerify) Spec() action.Spec {
 	s.Auth = action.LoggedOut(k.Type)
 	s.Status = http.StatusCreated
 	s.Errors = []errorcodes.Code{c.InvalidMFAToken, c.InvalidTOTPCode, c.InvalidRecoveryCode, c.InvalidWebAuthnResponse,
-		k.Codes.AccountInactive, errorcodes.TooManyRequests}
+		k.Codes.AccountInactive, errorcodes.TooManyRequests, c.TooManyFailures}
 	s.RateClass = action.RateMFA
 	s.SameSite = true // sets the refresh cookie
 	return s
@@ -105,7 +105,7 @@ func (a *Reauthenticate) Spec() action.Spec {
 	s.Summary = "Confirm it is you, for the sensitive actions"
 	s.Auth = action.Owner(k.Type)
 	s.Errors = []errorcodes.Code{k.Codes.InvalidCurrentPassword, c.InvalidTOTPCode, c.InvalidRecoveryCode, c.InvalidWebAuthnResponse,
-		errorcodes.ServiceBusy, errorcodes.TooManyRequests}
+		errorcodes.ServiceBusy, errorcodes.TooManyRequests, c.TooManyFailures}
 	s.RateClass = action.RateMFA
 	return s
 }
