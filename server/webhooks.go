@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/webhooks"
@@ -13,9 +15,17 @@ import (
 // deliveries: the delay of a first delivery after its event.
 const defaultWebhookPoll = time.Second
 
-// newWebhooks builds the webhooks engine (compose calls it once).
+// newWebhooks builds the webhooks engine (compose calls it once, after
+// the metrics).
 func (a *app) newWebhooks() *webhooks.Service {
-	return webhooks.NewService(a.db, a.cfg.DataKey, &webhooks.Guard{Insecure: a.cfg.InsecureHosts}, a.now, a.log)
+	svc := webhooks.NewService(a.db, a.cfg.DataKey, &webhooks.Guard{Insecure: a.cfg.InsecureHosts}, a.now, a.log)
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "actionkit_webhook_attempts_total",
+		Help: "Webhook delivery attempts by the delivery's status after it: delivered, pending (a retry is due) or failed.",
+	}, []string{"outcome"})
+	a.metrics.registry.MustRegister(attempts)
+	svc.Attempted = func(status string) { attempts.WithLabelValues(status).Inc() }
+	return svc
 }
 
 // registerWebhookActions mounts the admin actions of webhooks.

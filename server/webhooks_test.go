@@ -182,6 +182,12 @@ func TestFailedDeliveriesAreRetriedWithTheSameID(t *testing.T) {
 	if r.ID != first.ID || r.event(t)["data"].(map[string]any)["ownerId"] != u.id {
 		t.Errorf("redelivery id %s, want %s", r.ID, first.ID)
 	}
+	c := s.client()
+	poll.Until(t, 10*time.Second, "the attempts counted by outcome", func() bool {
+		return metricValue(t, c, `actionkit_webhook_attempts_total{outcome="pending"}`) == 7 &&
+			metricValue(t, c, `actionkit_webhook_attempts_total{outcome="failed"}`) == 1 &&
+			metricValue(t, c, `actionkit_webhook_attempts_total{outcome="delivered"}`) == 1
+	})
 }
 
 // TestRotatedSecretSignsBesideTheOldForADay: after rotatesecret each

@@ -128,6 +128,9 @@ func (s *Service) attempt(ctx context.Context, d *models.DueDelivery) {
 		s.Log.Error("webhook delivery outcome not recorded: it is sent again after its lease", "deliveryId", d.ID, "error", rerr)
 		return
 	}
+	if s.Attempted != nil {
+		s.Attempted(o.Status)
+	}
 	s.Log.Info("webhook delivery attempt", "deliveryId", d.ID, "webhookId", d.WebhookID, "type", d.Type,
 		"attempt", d.Attempts+1, "status", o.Status, "statusCode", code)
 }

@@ -43,6 +43,9 @@ type Service struct {
 	// Now returns the current time in UTC, truncated to microseconds.
 	Now func() time.Time
 	Log *slog.Logger
+	// Attempted, when set, is called after each recorded attempt with the
+	// delivery's status: delivered, pending (a retry is due) or failed.
+	Attempted func(status string)
 
 	clientOnce sync.Once
 	client     *http.Client
