@@ -22,35 +22,13 @@ import (
 func TestAKilledWorkerLosesNoDelivery(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t, "OAUTH_INSECURE_HOSTS=127.0.0.1", "LOG_LEVEL=info")
-	var mu sync.Mutex
-	var ids []string
-	arrived := make(chan struct{}, 100)
-	release := make(chan struct{})
-	hold := true
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		mu.Lock()
-		ids = append(ids, r.Header.Get("webhook-id"))
-		held := hold
-		mu.Unlock()
-		arrived <- struct{}{}
-		if held {
-			<-release // the worker is killed meanwhile
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer rcv.Close()
-	defer close(release)
-	seen := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), ids...)
-	}
+	rcv := newHoldingReceiver(t)
+	seen := rcv.seen
 
 	api := startProcess(t, env, "api").asServer(t)
 	createAdmin(t, env, "crash@example.com")
 	a, _ := adminLogin(t, api, "crash@example.com", "app")
-	hook, _ := createWebhook(t, a, rcv.URL+"/hook", "register")
+	hook, _ := createWebhook(t, a, rcv.srv.URL+"/hook", "register")
 	const n = 4
 	for range n {
 		register(t, api.client(), "web")
@@ -74,7 +52,7 @@ func TestAKilledWorkerLosesNoDelivery(t *testing.T) {
 	doomed := startProcess(t, env, "worker")
 	for range n {
 		select {
-		case <-arrived:
+		case <-rcv.arrived:
 		case <-time.After(30 * time.Second):
 			t.Fatalf("the worker sent %d deliveries within 30s, want %d:\n%s", len(seen()), n, doomed.logs.String())
 		}
@@ -82,9 +60,7 @@ func TestAKilledWorkerLosesNoDelivery(t *testing.T) {
 	held := seen()
 	doomed.kill(t)
 	killed := time.Now()
-	mu.Lock()
-	hold = false
-	mu.Unlock()
+	rcv.answerNow()
 	if p := pending(); p != n {
 		t.Fatalf("%d pending deliveries after the kill, want %d", p, n)
 	}
@@ -100,4 +76,47 @@ func TestAKilledWorkerLosesNoDelivery(t *testing.T) {
 	if !slices.Equal(held, again) || len(slices.Compact(slices.Clone(held))) != n {
 		t.Errorf("webhook-ids before the kill %v, after %v; want the same %d", held, again, n)
 	}
+}
+
+// holdingReceiver records each request's webhook-id and holds its answer
+// until the test ends, until answerNow.
+type holdingReceiver struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	ids     []string
+	hold    bool
+	arrived chan struct{}
+}
+
+func newHoldingReceiver(t *testing.T) *holdingReceiver {
+	r := &holdingReceiver{hold: true, arrived: make(chan struct{}, 100)}
+	release := make(chan struct{})
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		r.mu.Lock()
+		r.ids = append(r.ids, req.Header.Get("webhook-id"))
+		held := r.hold
+		r.mu.Unlock()
+		r.arrived <- struct{}{}
+		if held {
+			<-release // the worker is killed meanwhile
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(func() { close(release); r.srv.Close() })
+	return r
+}
+
+// answerNow answers the requests that come from now on at once.
+func (r *holdingReceiver) answerNow() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hold = false
+}
+
+// seen returns the webhook-ids of every request so far.
+func (r *holdingReceiver) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ids...)
 }
