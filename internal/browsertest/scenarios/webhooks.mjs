@@ -5,6 +5,9 @@
 // sending it again asks for the password first, then the console shows it
 // delivered.
 
+import fs from "node:fs";
+import path from "node:path";
+
 /** The deliveries the console lists: their status, attempts and code. */
 function deliveries(page) {
   return page.evaluate(() => [...document.querySelectorAll("#delivery-list li[data-delivery-id]")].map((li) => ({
@@ -50,12 +53,16 @@ export const scenarios = {
       null, { timeout: 20_000 });
     const delivered = await deliveries(admin);
 
+    fs.mkdirSync(h.artifacts, { recursive: true });
+    const shot = path.join(h.artifacts, "admin-webhooks.png");
+    fs.writeFileSync(`${shot}.${process.pid}.tmp`, await admin.screenshot({ fullPage: true }));
+    fs.renameSync(`${shot}.${process.pid}.tmp`, shot);
     const overflows = await admin.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     await admin.setViewportSize({ width: 390, height: 844 });
     const phoneOverflows = await admin.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     h.check(!overflows && !phoneOverflows, `the console overflows its viewport (desktop ${overflows}, phone ${phoneOverflows})`);
     h.result("webhooks", { webhookId, secret, pending, delivered,
       result: await admin.textContent("#webhooks-result"),
-      listed: await admin.textContent(`#webhook-list li[data-webhook-id="${webhookId}"]`) });
+      listed: await admin.textContent(`#webhook-list li[data-webhook-id="${webhookId}"]`), screenshot: shot });
   },
 };
