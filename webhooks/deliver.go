@@ -14,12 +14,8 @@ import (
 // long) has its deliveries sent again, by another.
 const Lease = 30 * time.Second
 
-// claimBatch is how many deliveries one pass claims; parallel how many of
-// them are sent at once.
-const (
-	claimBatch = 32
-	parallel   = 8
-)
+// parallel is how many attempts a worker makes at once.
+const parallel = 8
 
 // payload is the body of a delivery.
 type payload struct {
@@ -70,42 +66,6 @@ func (s *Service) secrets(d *models.DueDelivery, now time.Time) ([]string, error
 		out = append(out, string(prev))
 	}
 	return out, nil
-}
-
-// RunDue sends the deliveries due now, a batch at a time, until none is
-// left, and returns how many attempts it made.
-func (s *Service) RunDue(ctx context.Context) (int, error) {
-	total := 0
-	for ctx.Err() == nil {
-		now := s.Now()
-		due, err := s.DeliveryStore.Claim(ctx, s.DB, now, now.Add(Lease), claimBatch)
-		if err != nil || len(due) == 0 {
-			return total, err
-		}
-		s.sendAll(ctx, due)
-		total += len(due)
-		if len(due) < claimBatch {
-			break
-		}
-	}
-	return total, nil
-}
-
-// sendAll attempts each of due, parallel at a time, and records each
-// outcome. Attempts outlive ctx (a shutdown waits for them), bounded by
-// AttemptTimeout.
-func (s *Service) sendAll(ctx context.Context, due []models.DueDelivery) {
-	ctx = context.WithoutCancel(ctx)
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range due {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			s.attempt(ctx, &due[i])
-		})
-	}
-	wg.Wait()
 }
 
 // attempt sends d once and records the outcome.
@@ -160,19 +120,63 @@ func outcome(attempt, code int, err error, now time.Time) models.DeliveryOutcome
 	return o
 }
 
-// Poll runs RunDue every period until ctx ends, waiting for the attempts
-// under way before it returns.
+// Poll sends the due deliveries until ctx ends, then waits for the
+// attempts under way (they outlive ctx, bounded by AttemptTimeout). Every
+// period, and whenever an attempt ends after a pass that found more due
+// than it had room for, it claims as many due deliveries as it has free
+// slots and starts an attempt for each: a receiver that hangs holds one
+// slot, never the others' deliveries.
 func (s *Service) Poll(ctx context.Context, period time.Duration) {
+	slots := make(chan struct{}, parallel)
+	freed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
-		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
-			s.Log.Warn("webhook deliveries: a pass failed", "error", err)
+		var wake chan struct{}
+		if s.fill(ctx, slots, freed, &wg) {
+			wake = freed
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-wake:
 		}
 	}
+}
+
+// fill claims up to the free slots' number of due deliveries and starts
+// an attempt for each; it reports whether it filled every free slot (more
+// may be due). Only Poll's goroutine takes slots, so taking one here never
+// waits.
+func (s *Service) fill(ctx context.Context, slots, freed chan struct{}, wg *sync.WaitGroup) bool {
+	free := cap(slots) - len(slots)
+	if free == 0 || ctx.Err() != nil {
+		return false
+	}
+	now := s.Now()
+	due, err := s.DeliveryStore.Claim(ctx, s.DB, now, now.Add(Lease), free)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Log.Warn("webhook deliveries: a claim failed", "error", err)
+		}
+		return false
+	}
+	attemptCtx := context.WithoutCancel(ctx)
+	for i := range due {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() {
+				<-slots
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}()
+			s.attempt(attemptCtx, &due[i])
+		})
+	}
+	return len(due) == free
 }
