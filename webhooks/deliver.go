@@ -70,7 +70,6 @@ func (s *Service) secrets(d *models.DueDelivery, now time.Time) ([]string, error
 
 // attempt sends d once and records the outcome.
 func (s *Service) attempt(ctx context.Context, d *models.DueDelivery) {
-	s.clientOnce.Do(func() { s.client = newClient(s.Guard) })
 	now := s.Now()
 	code, err := 0, error(nil)
 	raw, err := body(d)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,14 +46,16 @@ type Service struct {
 	// delivery's status: delivered, pending (a retry is due) or failed.
 	Attempted func(status string)
 
-	clientOnce sync.Once
-	client     *http.Client
+	// client makes the attempts, every connection through Guard.
+	client *http.Client
 }
 
-// NewService returns a Service over db with its stores prepared on db.
+// NewService returns a Service over db with its stores prepared on db, its
+// attempts made through guard (whose fields may still be set before the
+// first attempt).
 func NewService(db *sqlx.DB, key *datakey.Key, guard *Guard, now func() time.Time, log *slog.Logger) *Service {
 	return &Service{DB: db, Webhooks: models.WebhookStore{}.Prepared(db), DeliveryStore: models.DeliveryStore{}.Prepared(db),
-		Key: key, Guard: guard, Now: now, Log: log}
+		Key: key, Guard: guard, Now: now, Log: log, client: newClient(guard)}
 }
 
 // Input is what an admin gives of a webhook; nil members of an update
