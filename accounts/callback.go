@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/federation"
 	"github.com/actionkit/actionkit/models"
 )
@@ -63,7 +64,7 @@ func (f *Federation) Callback(ctx context.Context, in CallbackIn) (*Landing, err
 	if err != nil {
 		return nil, err
 	}
-	if !f.Origins.Allows(flow.RedirectTo) {
+	if !f.mayReturnTo(action.Client(flow.Client), flow.RedirectTo) {
 		return nil, ErrInvalidRedirect
 	}
 	fragment, err := f.land(ctx, flow, in)
@@ -97,7 +98,7 @@ func (f *Federation) land(ctx context.Context, flow *models.Flow, in CallbackIn)
 // claim checks that the flow is bound to this browser (when it is bound)
 // and uses it: a state is good for one callback, before the flow expires.
 func (f *Federation) claim(ctx context.Context, flow *models.Flow, binding string) error {
-	if flow.BindingHash != nil && !sameHash(*flow.BindingHash, sha256Hex(binding)) {
+	if !boundHere(flow.BindingHash, binding) {
 		return fail(ErrInvalidOIDCState, "browser_mismatch")
 	}
 	ok, err := f.Flows.Use(ctx, f.Users.DB, flow.ID, f.Users.Now())
@@ -128,7 +129,10 @@ func (f *Federation) identify(ctx context.Context, flow *models.Flow, in Callbac
 	if err != nil {
 		return nil, err // a wrong DATA_ENCRYPTION_KEY: an internal error, not the provider's
 	}
-	id, err := f.Providers.Exchange(ctx, flow.Provider, in.Code, string(verifier))
+	id, err := f.Providers.Exchange(ctx, flow.Provider, in.Code, string(verifier), in.Issuer)
+	if errors.Is(err, federation.ErrNoIssuer) {
+		return nil, fail(ErrOIDCProvider, "no_issuer")
+	}
 	if err != nil {
 		f.Users.Log.Warn("identity provider answer refused", "provider", flow.Provider, "error", err.Error())
 		return nil, fail(ErrOIDCProvider, "token_rejected")

@@ -36,7 +36,7 @@ func (f *Federation) Exchange(ctx context.Context, raw, verifier, binding string
 	if flow.Client != string(o.Client) || flow.ResultUsedAt != nil || !flow.ResultExpiresAt.After(now) {
 		return nil, ErrInvalidOIDCCode
 	}
-	if (flow.BindingHash != nil && !sameHash(*flow.BindingHash, sha256Hex(binding))) ||
+	if !boundHere(flow.BindingHash, binding) ||
 		(flow.CodeChallenge != nil && !sameHash(*flow.CodeChallenge, s256(verifier))) {
 		// One guess per code: another browser or a wrong verifier spends it.
 		if _, err := f.Flows.Spend(ctx, f.Users.DB, flow.ID, now); err != nil {

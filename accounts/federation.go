@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,8 +85,8 @@ type FlowStart struct {
 	// app must give one).
 	CodeChallenge string
 	Client        action.Client
-	// Binding is the browser's oidc-flow cookie, kept when well formed
-	// so that flows in several tabs of one browser all stay bound.
+	// Binding is the browser's oidc-flow cookie: the bindings of the
+	// flows it started before, kept beside the new flow's own.
 	Binding string
 	// LinkUser and LinkSession are the caller of a link flow (uuid.Nil
 	// for a sign-in).
@@ -93,8 +94,9 @@ type FlowStart struct {
 }
 
 // Started is a started flow: the provider's authorization URL and the
-// value of the oidc-flow cookie that binds the flow to the browser (""
-// for an app's sign-in, which its PKCE challenge binds instead).
+// value of the oidc-flow cookie that binds the flow (and the browser's
+// earlier ones) to the browser ("" for an app's sign-in, which its PKCE
+// challenge binds instead).
 type Started struct {
 	URL     string
 	Binding string
@@ -108,7 +110,7 @@ func (f *Federation) Start(ctx context.Context, in FlowStart) (*Started, error) 
 	if _, ok := f.Providers.Provider(in.Provider); !ok {
 		return nil, ErrUnknownProvider
 	}
-	if !f.Origins.Allows(in.RedirectTo) {
+	if !f.mayReturnTo(in.Client, in.RedirectTo) {
 		return nil, ErrInvalidRedirect
 	}
 	if in.CodeChallenge != "" && !challengeRe.MatchString(in.CodeChallenge) ||
@@ -133,18 +135,38 @@ func (f *Federation) Start(ctx context.Context, in FlowStart) (*Started, error) 
 	if err := f.Flows.Insert(ctx, f.Users.DB, flow); err != nil {
 		return nil, err
 	}
-	return &Started{URL: url, Binding: secrets.binding}, nil
+	return &Started{URL: url, Binding: secrets.cookie}, nil
 }
 
-// flowSecrets are the random values of a flow, as handed out.
-type flowSecrets struct {
-	state, nonce, verifier, binding string
+// mayReturnTo reports whether a flow of client may return to redirectTo:
+// an allowed origin, and for an app an allowed app scheme only (its flow
+// is bound to no browser, so a result code landing on a web page could be
+// anyone's).
+func (f *Federation) mayReturnTo(client action.Client, redirectTo string) bool {
+	if client == action.App {
+		return f.Origins.AllowsApp(redirectTo)
+	}
+	return f.Origins.Allows(redirectTo)
 }
+
+// flowSecrets are the random values of a flow, as handed out: binding is
+// the flow's own browser binding ("" for an unbound flow), cookie the
+// oidc-flow cookie that carries it.
+type flowSecrets struct {
+	state, nonce, verifier, binding, cookie string
+}
+
+// maxBindings is how many flows of one browser (tabs started one after
+// the other) the oidc-flow cookie keeps bound at once.
+const maxBindings = 4
 
 // newFlowSecrets makes a flow's state and nonce (32 random bytes as hex
-// each) and PKCE verifier, and, when bound, its browser binding: binding
-// when it is well formed, else a new one.
-func newFlowSecrets(binding string, bound bool) (*flowSecrets, error) {
+// each) and PKCE verifier, and, when bound, a new browser binding. The
+// binding is always new: a value the browser sent may have been planted
+// by a sibling subdomain, so it is never reused as a binding; the
+// well-formed values of the incoming cookie are kept after the new one,
+// for the flows other tabs started.
+func newFlowSecrets(cookie string, bound bool) (*flowSecrets, error) {
 	s := &flowSecrets{verifier: oauth2.GenerateVerifier()}
 	var err error
 	if s.state, err = randomHex(); err != nil {
@@ -153,16 +175,48 @@ func newFlowSecrets(binding string, bound bool) (*flowSecrets, error) {
 	if s.nonce, err = randomHex(); err != nil {
 		return nil, err
 	}
-	switch {
-	case !bound:
-	case hex64.MatchString(binding):
-		s.binding = binding
-	default:
-		if s.binding, err = randomHex(); err != nil {
-			return nil, err
+	if !bound {
+		return s, nil
+	}
+	if s.binding, err = randomHex(); err != nil {
+		return nil, err
+	}
+	kept := []string{s.binding}
+	for _, v := range cookieBindings(cookie) {
+		if len(kept) < maxBindings && v != s.binding {
+			kept = append(kept, v)
 		}
 	}
+	s.cookie = strings.Join(kept, ".")
 	return s, nil
+}
+
+// cookieBindings are the well-formed bindings an oidc-flow cookie
+// carries.
+func cookieBindings(cookie string) []string {
+	var out []string
+	for _, v := range strings.SplitN(cookie, ".", maxBindings+1) {
+		if hex64.MatchString(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// boundHere reports whether a flow bound to the binding of hash (nil: an
+// unbound flow) may go on in the browser whose oidc-flow cookie is
+// cookie.
+func boundHere(hash *string, cookie string) bool {
+	if hash == nil {
+		return true
+	}
+	found := false
+	for _, v := range cookieBindings(cookie) {
+		if sameHash(*hash, sha256Hex(v)) {
+			found = true
+		}
+	}
+	return found
 }
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)

@@ -47,7 +47,9 @@ var ErrInvalidToken = errors.New("auth: invalid access token")
 // names, of that key's own algorithm.
 type Tokens struct {
 	// Secret is the HS256 key, at least MinSecretBytes long. It may be
-	// empty when Keys is set: HS256 tokens are then refused.
+	// empty when Keys is set: HS256 tokens are then refused. Set beside
+	// EdDSA or ES256 issued, it verifies only the HS256 tokens of before
+	// the switch when Keys implements SignedSince.
 	Secret []byte
 	// Alg is the algorithm of issued tokens: HS256, or EdDSA or ES256,
 	// which sign with Keys.SigningKey() (whose own Alg is written). Empty
@@ -344,11 +346,15 @@ func (t *Tokens) keyfunc(tok *jwt.Token) (any, error) {
 
 // keyFor returns the key that verifies tok, whose alg the parser has
 // already found in Algorithms: the secret for HS256 (a token with a kid
-// is refused), else the key its kid names, which must be of that very
+// is refused, and so is one issued after a switch to keys: SignedSince),
+// else the key its kid names, which must be of that very
 // algorithm.
 func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
 	alg := tok.Method.Alg()
 	if alg == HS256 {
+		if err := t.issuedBeforeSwitch(tok); err != nil {
+			return nil, err
+		}
 		return t.keyfunc(tok)
 	}
 	kid, _ := tok.Header["kid"].(string)

@@ -1,6 +1,10 @@
 package federation
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/mail"
+	"strings"
+)
 
 // Identity is what a verified ID token says of the person who signed in.
 type Identity struct {
@@ -8,8 +12,9 @@ type Identity struct {
 	Provider string
 	// Subject is the provider's stable id of the person (sub).
 	Subject string
-	// Email is the e-mail claim, "" when absent; EmailVerified is true
-	// only when the token says so.
+	// Email is the e-mail claim, trimmed, "" when absent or not a valid
+	// address of at most MaxEmailLength characters (see usableEmail);
+	// EmailVerified is true only when the token says so of that address.
 	Email         string
 	EmailVerified bool
 	// GivenName and FamilyName are the profile's names, "" when absent.
@@ -47,4 +52,24 @@ func (b *flexBool) UnmarshalJSON(raw []byte) error {
 		*b = false
 	}
 	return nil
+}
+
+// MaxEmailLength is the longest e-mail claim taken as an address.
+const MaxEmailLength = 254
+
+// usableEmail is the e-mail claim raw, trimmed, when it is one valid
+// address (no display name, no comment) of at most MaxEmailLength bytes
+// without a NUL; else "", as if the claim were absent. A provider's claim
+// is stored and compared with the accounts' addresses, which hold no
+// longer or stranger value, and a garbled one must never fail a sign-in.
+func usableEmail(raw string) string {
+	email := strings.TrimSpace(raw)
+	if email == "" || len(email) > MaxEmailLength || strings.ContainsRune(email, 0) {
+		return ""
+	}
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email {
+		return ""
+	}
+	return email
 }

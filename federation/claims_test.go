@@ -2,6 +2,7 @@ package federation
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,25 @@ func TestEmailVerifiedReading(t *testing.T) {
 				t.Errorf("%s: got %v, want %v", tc.doc, c.EmailVerified, tc.want)
 			}
 		})
+	}
+}
+
+// TestUsableEmail: an e-mail claim is taken, trimmed, only when it is one
+// plain address of at most 254 bytes without a NUL.
+func TestUsableEmail(t *testing.T) {
+	long := strings.Repeat("a", 243) + "@example.com" // 255 bytes
+	for raw, want := range map[string]string{
+		" Ada@Example.com ":         "Ada@Example.com",
+		long[1:]:                    long[1:],
+		long:                        "",
+		"a\x00b@example.com":        "",
+		"Ada <ada@example.com>":     "",
+		"ada@example.com, b@x.test": "",
+		"not an address":            "",
+		"":                          "",
+	} {
+		if got := usableEmail(raw); got != want {
+			t.Errorf("usableEmail(%q): got %q, want %q", raw, got, want)
+		}
 	}
 }

@@ -38,6 +38,9 @@ type keySet struct {
 	url    string
 	client *http.Client
 	now    func() time.Time
+	// miss, when set, is told of a token whose key the set lacks even
+	// after reading it again (or when it was read moments ago).
+	miss func()
 
 	mu       sync.Mutex
 	keys     []jose.JSONWebKey
@@ -74,8 +77,12 @@ func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 	if keys, err = k.refetch(ctx); err != nil {
 		return nil, err
 	}
-	if payload, _ := verifyWith(jws, keys, kid); payload != nil {
+	payload, known := verifyWith(jws, keys, kid)
+	if payload != nil {
 		return payload, nil
+	}
+	if !known && k.miss != nil {
+		k.miss()
 	}
 	return nil, errSignature
 }

@@ -83,3 +83,18 @@ func (o Origins) Allows(raw string) bool {
 	}
 	return o.schemes[scheme] || (u.Host != "" && o.hosts[scheme+"://"+strings.ToLower(u.Host)])
 }
+
+// AllowsApp reports whether an app's flow may return to raw: an allowed
+// app scheme only. An app's flow is bound to no browser, so a web page,
+// where anyone's browser may land, is never its place to return to.
+func (o Origins) AllowsApp(raw string) bool {
+	if !o.Allows(raw) {
+		return false
+	}
+	u, err := url.Parse(raw)
+	scheme := ""
+	if err == nil {
+		scheme = strings.ToLower(u.Scheme)
+	}
+	return scheme != "http" && scheme != "https"
+}

@@ -38,3 +38,23 @@ func TestParseOriginsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestOriginsAllowApp: an app's flow returns to an allowed app scheme
+// only, never to an allowed web origin.
+func TestOriginsAllowApp(t *testing.T) {
+	o, err := ParseOrigins([]string{"https://app.example.com", "com.example.app:", "myapp://cb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw, want := range map[string]bool{
+		"com.example.app:/oauth":   true,
+		"myapp://cb/done":          true,
+		"https://app.example.com/": false,
+		"HTTPS://app.example.com/": false,
+		"other.app:/oauth":         false,
+	} {
+		if got := o.AllowsApp(raw); got != want {
+			t.Errorf("AllowsApp(%q): got %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -44,6 +44,9 @@ var (
 	// ErrRejected: the provider refused the code, or answered an ID token
 	// that does not verify.
 	ErrRejected = errors.New("federation: provider answer rejected")
+	// ErrNoIssuer: an authorization response without iss from a provider
+	// that says it sends one (it is ErrRejected too).
+	ErrNoIssuer = fmt.Errorf("%w: the provider sends iss in its authorization responses and this one has none", ErrRejected)
 )
 
 // fetchTimeout bounds each request to a provider.
@@ -121,11 +124,16 @@ func (r *Registry) AuthURL(ctx context.Context, id, state, nonce, verifier strin
 }
 
 // Exchange redeems an authorization code of provider id with its PKCE
-// verifier and returns the identity its verified ID token names. The
+// verifier and returns the identity its verified ID token names. iss is
+// the authorization response's iss parameter (the caller compares it with
+// the issuer when present); a provider whose discovery document says it
+// sends one (authorization_response_iss_parameter_supported) must have,
+// so a response without it is refused before the code is redeemed. The
 // nonce is the caller's to check. ErrUnavailable means the discovery
-// document could not be read, ErrRejected that the provider refused the
-// code or answered a token that does not verify.
-func (r *Registry) Exchange(ctx context.Context, id, code, verifier string) (*Identity, error) {
+// document could not be read, ErrRejected that the response lacks its
+// iss, or that the provider refused the code or answered a token that
+// does not verify.
+func (r *Registry) Exchange(ctx context.Context, id, code, verifier, iss string) (*Identity, error) {
 	rm, ok := r.byID[id]
 	if !ok {
 		return nil, ErrUnknownProvider
@@ -133,6 +141,9 @@ func (r *Registry) Exchange(ctx context.Context, id, code, verifier string) (*Id
 	d, err := rm.discover(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if d.issParam && iss == "" {
+		return nil, ErrNoIssuer
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, oauth2.HTTPClient, r.cfg.Client), fetchTimeout)
 	defer cancel()

@@ -105,9 +105,10 @@ func s256(verifier string) string {
 // client type, and answers the refresh token in the body.
 func TestOIDCAppFlow(t *testing.T) {
 	t.Parallel()
-	w := newOIDCWorld(t, nil)
+	w := newOIDCWorld(t, nil, "OIDC_REDIRECT_ORIGINS=https://app.test,com.example.app:")
+	const appLanding = "com.example.app:/oauth"
 	app := w.s.client()
-	r := app.call(http.MethodPost, "/v1/users/oidc/start", map[string]any{"provider": "idp", "redirectTo": oidcLanding}, "X-Client", "app").
+	r := app.call(http.MethodPost, "/v1/users/oidc/start", map[string]any{"provider": "idp", "redirectTo": appLanding}, "X-Client", "app").
 		want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	if _, ok := r.obj("fields")["codeChallenge"]; !ok {
 		t.Errorf("fields: %v", r.Body["fields"])
@@ -116,8 +117,8 @@ func TestOIDCAppFlow(t *testing.T) {
 	verifier := "app-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
 	code := func() string {
 		browser := w.s.client() // the system browser the app opens: it has no cookie of the app
-		authURL := w.start(app, "idp", map[string]any{"codeChallenge": s256(verifier)}, "X-Client", "app")
-		return w.landing(w.callback(browser, w.atProvider(browser, authURL, sub))).Get("oidc")
+		authURL := w.start(app, "idp", map[string]any{"codeChallenge": s256(verifier), "redirectTo": appLanding}, "X-Client", "app")
+		return w.landingAt(w.callback(browser, w.atProvider(browser, authURL, sub)), appLanding).Get("oidc")
 	}
 	first := code()
 	w.exchange(app, first, map[string]any{"codeVerifier": verifier + "x"}, "X-Client", "app").want(t, 400, "USER_BAD_REQUEST_INVALID_OIDC_CODE")

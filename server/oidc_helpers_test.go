@@ -45,7 +45,15 @@ func newOIDCWorld(t testing.TB, now func() time.Time, overrides ...string) *oidc
 // for the mails).
 func newOIDCWorldRoles(t testing.TB, now func() time.Time, roles []string, overrides ...string) *oidcWorld {
 	t.Helper()
-	p := oidctest.Start(t, oidctest.Options{RedirectURI: oidcPublic + "/v1/users/oidc/callback"})
+	return newOIDCWorldWith(t, oidctest.Options{}, now, roles, overrides...)
+}
+
+// newOIDCWorldWith is newOIDCWorldRoles with the provider's options (its
+// redirect URI is the server's callback).
+func newOIDCWorldWith(t testing.TB, opts oidctest.Options, now func() time.Time, roles []string, overrides ...string) *oidcWorld {
+	t.Helper()
+	opts.RedirectURI = oidcPublic + "/v1/users/oidc/callback"
+	p := oidctest.Start(t, opts)
 	env := testEnv(t, append([]string{"PUBLIC_URL=" + oidcPublic, "OIDC_PROVIDERS=idp,trusted",
 		"OIDC_IDP_ISSUER=" + p.Issuer, "OIDC_IDP_CLIENT_ID=" + p.ClientID, "OIDC_IDP_CLIENT_SECRET=" + p.ClientSecret,
 		"OIDC_IDP_NAME=Test IdP",
@@ -101,11 +109,17 @@ func (w *oidcWorld) callback(c *client, providerRedirect string) *apiResponse {
 // landing reads the fragment the callback answer sends the browser to.
 func (w *oidcWorld) landing(r *apiResponse) url.Values {
 	w.t.Helper()
+	return w.landingAt(r, oidcLanding)
+}
+
+// landingAt reads the fragment of the callback answer's redirect to page.
+func (w *oidcWorld) landingAt(r *apiResponse, page string) url.Values {
+	w.t.Helper()
 	loc := r.Header.Get("Location")
-	if r.Status != http.StatusFound || !strings.HasPrefix(loc, oidcLanding+"#") {
-		w.t.Fatalf("callback: got %d to %q, want a 302 to %s#...: %s", r.Status, loc, oidcLanding, r.Raw)
+	if r.Status != http.StatusFound || !strings.HasPrefix(loc, page+"#") {
+		w.t.Fatalf("callback: got %d to %q, want a 302 to %s#...: %s", r.Status, loc, page, r.Raw)
 	}
-	v, err := url.ParseQuery(strings.TrimPrefix(loc, oidcLanding+"#"))
+	v, err := url.ParseQuery(strings.TrimPrefix(loc, page+"#"))
 	if err != nil {
 		w.t.Fatal(err)
 	}

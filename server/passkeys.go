@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/framework"
 )
@@ -128,15 +129,17 @@ func webOrigin(o, rpID string) (string, string) {
 	return strings.ToLower(u.Scheme + "://" + u.Host), ""
 }
 
-// registerPasskeyActions mounts the passkeys of svc's owner type.
-func registerPasskeyActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies) {
+// registerPasskeyActions mounts the passkeys of svc's owner type; the
+// actions that write a challenge for anyone who asks spend the client's
+// options budget of limits (nil: not limited).
+func registerPasskeyActions(fw *framework.Framework, svc *accounts.Service, cookies v1.Cookies, limits *rateLimits) {
 	framework.Register(fw, &v1.Passkeys{Accounts: svc})
 	framework.Register(fw, &v1.PasskeyRegisterOptions{Accounts: svc})
 	framework.Register(fw, &v1.PasskeyRegister{Accounts: svc})
 	framework.Register(fw, &v1.PasskeyRename{Accounts: svc})
 	framework.Register(fw, &v1.PasskeyRemove{Accounts: svc})
-	framework.Register(fw, &v1.PasskeyLoginOptions{Accounts: svc})
+	framework.Register(fw, &v1.PasskeyLoginOptions{Accounts: svc, ClientBudget: limits.optionsBudget(action.RatePasskey)})
 	framework.Register(fw, &v1.PasskeyLogin{Accounts: svc, Cookies: cookies})
-	framework.Register(fw, &v1.MFAWebAuthnOptions{Accounts: svc})
+	framework.Register(fw, &v1.MFAWebAuthnOptions{Accounts: svc, ClientBudget: limits.optionsBudget(action.RateMFA)})
 	framework.Register(fw, &v1.ReauthenticateOptions{Accounts: svc})
 }

@@ -153,7 +153,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 		framework.Register(fw, &v1.Read{Accounts: svc})
 		framework.Register(fw, &v1.ChangePassword{Accounts: svc, Cookies: cookies})
 		registerMFAActions(fw, svc, cookies)
-		registerPasskeyActions(fw, svc, cookies)
+		registerPasskeyActions(fw, svc, cookies, limits)
 	}
 	framework.Register(fw, &v1.Sessions{Accounts: users})
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})

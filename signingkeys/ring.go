@@ -140,6 +140,10 @@ func (r *Ring) SigningKey() (*auth.Key, error) {
 	return nil, auth.ErrNoSigningKey
 }
 
+// SignedSince implements auth.SignedSince: the activation of the oldest
+// published key, which every instance reads alike from signing_keys.
+func (r *Ring) SignedSince() (time.Time, bool) { return r.set.Load().Since(r.cfg.Now()) }
+
 // Published returns the keys that verify now, newest first: those the key
 // set endpoint publishes.
 func (r *Ring) Published() []*auth.Key { return r.set.Load().Published(r.cfg.Now()) }

@@ -27,7 +27,7 @@ func federationError(err error) error {
 	switch {
 	case errors.Is(err, accounts.ErrInvalidRedirect):
 		return errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
-			"redirectTo": {Code: "not_allowed", Message: "must be an absolute URL, without a fragment, of an allowed origin"},
+			"redirectTo": {Code: "not_allowed", Message: "must be an absolute URL, without a fragment, of an allowed origin (for an app, an allowed app scheme)"},
 		})
 	case errors.Is(err, accounts.ErrMissingChallenge):
 		return errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
@@ -110,9 +110,10 @@ func (a *OIDCStart) Run(ctx context.Context, req *action.Request, in *OIDCStartA
 }
 
 // startFlow starts the flow f of the request's client, bound to the
-// browser's oidc-flow cookie (a well-formed one is kept, else a new one is
-// set), and answers the provider's authorization URL. An app's flow, bound
-// by its PKCE challenge instead, sets no cookie.
+// browser by a new value of its oidc-flow cookie (which keeps the values
+// of the flows the browser started before), and answers the provider's
+// authorization URL. An app's sign-in, bound by its PKCE challenge
+// instead, sets no cookie.
 func startFlow(ctx context.Context, fed *accounts.Federation, cookies Cookies, req *action.Request, f accounts.FlowStart) (*OIDCStartResult, error) {
 	f.Client = req.Client
 	f.Binding, _ = cookies.ReadFlow(req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
@@ -16,6 +17,10 @@ import (
 // sign-in field, with conditional mediation).
 type PasskeyLoginOptions struct {
 	Accounts *accounts.Service
+	// ClientBudget, when set, spends one unit of the client's budget of
+	// login options and returns how long the client must wait when it
+	// was already spent (zero: not spent): each call writes a challenge.
+	ClientBudget func(ctx context.Context, req *action.Request) time.Duration
 }
 
 // Spec declares V1PasskeyLoginOptions (V1AdminPasskeyLoginOptions).
@@ -23,12 +28,15 @@ func (a *PasskeyLoginOptions) Spec() action.Spec {
 	s := specFor(a.Accounts.Kind, "PasskeyLoginOptions", "passkeys/loginoptions")
 	s.Summary = "Start a passwordless login: the options of navigator.credentials.get()"
 	s.Auth = action.Public
-	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable}
+	s.Errors = []errorcodes.Code{errorcodes.ServiceUnavailable, errorcodes.TooManyRequests}
 	return s
 }
 
-// Run makes the options.
-func (a *PasskeyLoginOptions) Run(ctx context.Context, _ *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
+// Run makes the options, within the client's budget.
+func (a *PasskeyLoginOptions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*WebAuthnOptionsResult, error) {
+	if err := spendOptions(ctx, req, a.ClientBudget); err != nil {
+		return nil, err
+	}
 	o, err := a.Accounts.PasskeyLoginOptions(ctx)
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)

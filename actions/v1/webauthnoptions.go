@@ -2,6 +2,7 @@ package v1
 
 import (
 	"context"
+	"time"
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
@@ -13,6 +14,9 @@ import (
 // Their answer goes to V1MFAVerify with method webauthn.
 type MFAWebAuthnOptions struct {
 	Accounts *accounts.Service
+	// ClientBudget is as in PasskeyLoginOptions, for the client's budget
+	// of second-step options.
+	ClientBudget func(ctx context.Context, req *action.Request) time.Duration
 }
 
 // MFATokenArgs name a login's second step.
@@ -27,12 +31,15 @@ func (a *MFAWebAuthnOptions) Spec() action.Spec {
 	s.Summary = "Start a login's second step with a passkey"
 	s.Auth = action.Public
 	s.Errors = []errorcodes.Code{k.Codes.SecondFactor.InvalidMFAToken, k.Codes.SecondFactor.InvalidWebAuthnResponse,
-		errorcodes.ServiceUnavailable}
+		errorcodes.ServiceUnavailable, errorcodes.TooManyRequests}
 	return s
 }
 
-// Run makes the options.
-func (a *MFAWebAuthnOptions) Run(ctx context.Context, _ *action.Request, in *MFATokenArgs) (*WebAuthnOptionsResult, error) {
+// Run makes the options, within the client's budget.
+func (a *MFAWebAuthnOptions) Run(ctx context.Context, req *action.Request, in *MFATokenArgs) (*WebAuthnOptionsResult, error) {
+	if err := spendOptions(ctx, req, a.ClientBudget); err != nil {
+		return nil, err
+	}
 	o, err := a.Accounts.SecondFactorOptions(ctx, in.MFAToken)
 	if err != nil {
 		return nil, AccountError(a.Accounts.Kind, err)
@@ -64,4 +71,16 @@ func (a *ReauthenticateOptions) Run(ctx context.Context, req *action.Request, _ 
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	return optionsResult(o), nil
+}
+
+// spendOptions spends one unit of the client's options budget through
+// budget (nil: none), and answers 429 when it was already spent.
+func spendOptions(ctx context.Context, req *action.Request, budget func(context.Context, *action.Request) time.Duration) error {
+	if budget == nil {
+		return nil
+	}
+	if wait := budget(ctx, req); wait > 0 {
+		return tooManyRequests(wait)
+	}
+	return nil
 }

@@ -6,7 +6,8 @@
 //
 // The provider is reached through a proxy the test controls, whose URL is
 // the issuer: it can be taken down and brought back (an outage), count the
-// reads of the signing keys, publish extra keys, and replace the ID token
+// reads of the discovery document and of the signing keys, edit the
+// discovery document, publish extra keys, and replace the ID token
 // of the token endpoint's answer by one the test makes from it (signed by
 // the provider's key, which the test holds, or by another), so that tests
 // can check what the relying party does with tokens a provider should

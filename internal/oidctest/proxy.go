@@ -45,8 +45,10 @@ type Proxy struct {
 	srv     *http.Server
 	rewrite *Rewrite
 	extra   []jose.JSONWebKey
+	edit    func(doc map[string]any)
 
-	keyReads atomic.Int32
+	keyReads       atomic.Int32
+	discoveryReads atomic.Int32
 }
 
 func newProxy(t testing.TB, p *Provider) *Proxy {
@@ -66,6 +68,18 @@ func (x *Proxy) Addr() string { return x.addr }
 
 // KeyReads counts the reads of the provider's signing keys so far.
 func (x *Proxy) KeyReads() int { return int(x.keyReads.Load()) }
+
+// DiscoveryReads counts the reads of the provider's discovery document
+// so far.
+func (x *Proxy) DiscoveryReads() int { return int(x.discoveryReads.Load()) }
+
+// EditDiscovery makes the discovery document as served edit's change of
+// the provider's (nil: the provider's own).
+func (x *Proxy) EditDiscovery(edit func(doc map[string]any)) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.edit = edit
+}
 
 // SetRewrite makes the token answers carry ID tokens made by r (nil: the
 // provider's own).
@@ -118,13 +132,18 @@ func (x *Proxy) serve(ln net.Listener) {
 	go func() { _ = srv.Serve(ln) }()
 }
 
-// modify counts key reads, publishes the extra keys and rewrites the ID
-// token of token answers.
+// modify counts discovery and key reads, edits the discovery document,
+// publishes the extra keys and rewrites the ID token of token answers.
 func (x *Proxy) modify(res *http.Response) error {
 	x.mu.Lock()
-	rewrite, extra := x.rewrite, append([]jose.JSONWebKey(nil), x.extra...)
+	rewrite, extra, edit := x.rewrite, append([]jose.JSONWebKey(nil), x.extra...), x.edit
 	x.mu.Unlock()
 	switch path := res.Request.URL.Path; {
+	case path == "/.well-known/openid-configuration":
+		x.discoveryReads.Add(1)
+		if edit != nil {
+			return editJSON(res, func(doc map[string]any) error { edit(doc); return nil })
+		}
 	case path == "/jwks":
 		x.keyReads.Add(1)
 		if len(extra) > 0 {

@@ -4,8 +4,8 @@
 // "Where you're logged in" ending another device's session.
 
 const NEW_PASSWORD = "Brand-New-Password-77";
-const out = () => document.body.dataset.state === "out";
-const inside = () => document.body.dataset.state === "in";
+const out = () => document.body?.dataset.state === "out";
+const inside = () => document.body?.dataset.state === "in";
 
 /** The texts and states of the page's link card. */
 function linkCard(page) {
@@ -70,7 +70,7 @@ export const scenarios = {
     await page.click("#reset-submit");
     await page.waitForFunction(() => document.getElementById("link-result").dataset.state === "failed");
     const reused = await linkCard(page);
-    h.result("forgot", { email, userId, confirmation: known.result, hashLeft, weak, reset, reused, state: await page.evaluate(() => document.body.dataset.state) });
+    h.result("forgot", { email, userId, confirmation: known.result, hashLeft, weak, reset, reused, state: await page.evaluate(() => document.body?.dataset.state) });
   },
 
   /** A password change in one browser ends the session of the other one,
@@ -97,7 +97,7 @@ export const scenarios = {
     await page.waitForFunction(() => document.getElementById("password-form").dataset.changed === "1");
     const otherOutMs = await loggedOutWithin(phone, start);
     const after = await page.evaluate(async () => ({
-      state: document.body.dataset.state,
+      state: document.body?.dataset.state,
       source: globalThis.actionkit.source,
       sid: globalThis.actionkit.sessionId,
       read: (await globalThis.actionkit.api("/v1/users/read")).user.id,
@@ -148,7 +148,7 @@ export const scenarios = {
     await page.click(`#device-list li[data-session-id="${phoneSid}"] button`);
     const otherOutMs = await loggedOutWithin(phone, start);
     await page.waitForFunction(() => document.getElementById("device-list").dataset.count === "1");
-    const stays = await page.evaluate(() => ({ state: document.body.dataset.state, sid: globalThis.actionkit.sessionId }));
+    const stays = await page.evaluate(() => ({ state: document.body?.dataset.state, sid: globalThis.actionkit.sessionId }));
     h.result("devices", { email, userId, listed, phoneSid, otherOutMs, ...stays });
   },
 };

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-const out = () => document.body.dataset.state === "out";
+const out = () => document.body?.dataset.state === "out";
 // The user's page learns of an admin's change through its socket: each
 // change waits for the feed to be live first, as the other scenarios do.
 const live = () => document.getElementById("feed-status").dataset.live === "yes";
@@ -39,7 +39,7 @@ export const scenarios = {
     await admin.fill("#email", adminEmail);
     await admin.fill("#password", adminPassword);
     await admin.click("#submit");
-    await admin.waitForFunction(() => document.body.dataset.state === "in");
+    await admin.waitForFunction(() => document.body?.dataset.state === "in");
     await admin.fill("#query", email.toUpperCase());
     await admin.click("#search");
     await admin.waitForFunction((id) => document.querySelector(`#user-list li[data-user-id="${id}"]`), userId);
@@ -107,6 +107,6 @@ export const scenarios = {
     fs.renameSync(`${shot}.${process.pid}.tmp`, shot);
 
     h.result("admin", { email, userId, found, ...opened, firstEvents, timings, reauth, lastEvents: await eventTypes(admin),
-      userState: await userPage.evaluate(() => document.body.dataset.state), screenshot: shot });
+      userState: await userPage.evaluate(() => document.body?.dataset.state), screenshot: shot });
   },
 };

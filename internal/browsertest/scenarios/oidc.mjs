@@ -86,7 +86,7 @@ async function cancelled(h, page) {
   const { answered, landing } = await throughProvider(h, page, null, () => page.click("#provider-list button[data-provider=idp]"));
   await page.waitForFunction(() => !document.getElementById("auth-error").hidden, null, LONG);
   return page.evaluate(({ answered, landing }) => ({
-    pages: answered, fragment: new URL(landing).hash, hash: location.hash, state: document.body.dataset.state,
+    pages: answered, fragment: new URL(landing).hash, hash: location.hash, state: document.body?.dataset.state,
     code: document.getElementById("auth-error").dataset.code, text: document.getElementById("auth-error").textContent,
   }), { answered, landing });
 }

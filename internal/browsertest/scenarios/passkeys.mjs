@@ -23,7 +23,7 @@ export async function shot(h, page, sel, name) {
   fs.mkdirSync(h.artifacts, { recursive: true });
   await page.locator(sel).screenshot({ path: path.join(h.artifacts, name) });
 }
-const inside = () => document.body.dataset.state === "in";
+const inside = () => document.body?.dataset.state === "in";
 
 /** Records the page's WebAuthn ceremonies in globalThis.__ceremonies:
  * {kind: get|create, mediation, state: pending|resolved|<error name>}. */
@@ -87,7 +87,9 @@ export const conditionalCount = (page) => page.evaluate(() => globalThis.__cerem
  * and its devices panel to show it; returns the session and how it
  * signed in. */
 export async function newSession(page, before) {
-  await page.waitForFunction((sid) => document.body.dataset.state === "in" && globalThis.actionkit.sessionId
+  // The predicate runs during navigations too, while the new document has
+  // no body or client yet: every step of it must tolerate their absence.
+  await page.waitForFunction((sid) => document.body?.dataset.state === "in" && globalThis.actionkit?.sessionId
     && globalThis.actionkit.sessionId !== sid
     && document.querySelector(`#device-list li[data-session-id="${globalThis.actionkit.sessionId}"]`), before, LONG);
   return page.evaluate(() => {
@@ -101,7 +103,7 @@ const sessionOf = (page) => page.evaluate(() => globalThis.actionkit.sessionId);
 
 export async function logout(page) {
   await page.click("#logout");
-  await page.waitForFunction(() => document.body.dataset.state === "out", null, LONG);
+  await page.waitForFunction(() => document.body?.dataset.state === "out", null, LONG);
 }
 
 /** Adds a passkey named name from the panel; returns what the list shows. */

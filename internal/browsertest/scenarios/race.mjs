@@ -11,7 +11,7 @@ async function twoTabs(h) {
   await h.settled(a);
   const { userId } = await h.register(a);
   const b = await h.open();
-  await b.waitForFunction(() => document.body.dataset.state === "in");
+  await b.waitForFunction(() => document.body?.dataset.state === "in");
   const token = await a.evaluate(() => globalThis.actionkit.token);
   await b.waitForFunction((t) => globalThis.actionkit.token === t, token);
   return { a, b, userId };

@@ -50,7 +50,7 @@ export const scenarios = {
     const { userId, email } = await h.register(page);
     const before = h.refreshes.length;
     await page.reload();
-    await page.waitForFunction((e) => document.body.dataset.state === "in"
+    await page.waitForFunction((e) => document.body?.dataset.state === "in"
       && document.getElementById("profile-email").textContent === e, email);
     const source = await page.evaluate(() => globalThis.actionkit.source);
     const storage = await storageOf(page);
@@ -67,11 +67,11 @@ export const scenarios = {
     await h.settled(a);
     const { userId } = await h.register(a);
     const b = await h.open();
-    await b.waitForFunction(() => document.body.dataset.state === "in");
+    await b.waitForFunction(() => document.body?.dataset.state === "in");
     h.check((await refreshCookies(h)).length === 1, "no refresh cookie before the logout");
     await a.click("#logout");
-    await a.waitForFunction(() => document.body.dataset.state === "out");
-    await b.waitForFunction(() => document.body.dataset.state === "out");
+    await a.waitForFunction(() => document.body?.dataset.state === "out");
+    await b.waitForFunction(() => document.body?.dataset.state === "out");
     const otherTab = await b.evaluate(() => ({ token: globalThis.actionkit.token, banner: document.getElementById("banner").textContent }));
     const cookiesAfter = (await refreshCookies(h)).length;
     await a.reload();
@@ -96,7 +96,7 @@ export const scenarios = {
     const frames = await h.socketGate();
     const page = await h.open();
     await h.settled(page);
-    const out = () => document.body.dataset.state === "out";
+    const out = () => document.body?.dataset.state === "out";
     for (const order of ["unforced", "socket-first", "read-first"]) {
       reads.hold = order !== "unforced";
       const { userId } = await h.register(page, `Round ${order}`);
@@ -126,7 +126,7 @@ export const scenarios = {
           || document.getElementById("banner").textContent.startsWith("Could not");
       }, order !== "unforced");
       const seen = await page.evaluate(() => ({
-        state: document.body.dataset.state,
+        state: document.body?.dataset.state,
         banner: document.getElementById("banner").textContent,
         read: document.getElementById("profile").dataset.read ?? null,
         formShown: document.getElementById("auth-form").checkVisibility(),

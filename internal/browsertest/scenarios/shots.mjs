@@ -63,7 +63,7 @@ export const scenarios = {
 
     const out = await h.open();
     await out.evaluate(() => globalThis.actionkit.logout());
-    await out.waitForFunction(() => document.body.dataset.state === "out");
+    await out.waitForFunction(() => document.body?.dataset.state === "out");
     const login = path.join(h.artifacts, "demo-login-phone.png");
     await out.setViewportSize({ width: 390, height: 844 });
     await shoot(out, login);

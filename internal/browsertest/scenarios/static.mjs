@@ -10,7 +10,7 @@ function failure(page) {
   return page.evaluate(() => {
     const box = document.getElementById("load-failed");
     return {
-      state: document.body.dataset.state,
+      state: document.body?.dataset.state,
       failedScript: document.body.dataset.failedScript ?? "",
       visible: box.checkVisibility({ visibilityProperty: true }),
       who: document.getElementById("who").textContent,
@@ -50,7 +50,7 @@ export const scenarios = {
       const denied = {};
       const allow = await deny(h, [script], denied);
       const page = await h.open(pathname);
-      await page.waitForFunction(() => document.body.dataset.state === "failed");
+      await page.waitForFunction(() => document.body?.dataset.state === "failed");
       const shown = await failure(page);
       await allow();
       await retry(page);

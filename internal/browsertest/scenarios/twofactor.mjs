@@ -10,8 +10,8 @@ import fs from "node:fs";
 import path from "node:path";
 import jsQR from "jsqr";
 
-const inside = () => document.body.dataset.state === "in";
-const out = () => document.body.dataset.state === "out";
+const inside = () => document.body?.dataset.state === "in";
+const out = () => document.body?.dataset.state === "out";
 /** Waits until the two-factor panel shows state. */
 const panel = (page, state) => page.waitForFunction((s) => document.getElementById("two-factor").dataset.state === s, state, LONG);
 const LONG = { timeout: 20_000 };
@@ -52,7 +52,7 @@ async function firstStep(page, email) {
   await page.waitForFunction(() => !document.getElementById("mfa-form").hidden, null, LONG);
   return page.evaluate(() => ({
     methods: document.getElementById("mfa-form").dataset.methods,
-    state: document.body.dataset.state,
+    state: document.body?.dataset.state,
     token: globalThis.actionkit.token,
   }));
 }
@@ -61,7 +61,7 @@ async function firstStep(page, email) {
 async function secondStep(page, code, email) {
   await page.fill("#mfa-code", code);
   await page.click("#mfa-submit");
-  await page.waitForFunction((e) => document.body.dataset.state === "in"
+  await page.waitForFunction((e) => document.body?.dataset.state === "in"
     && document.getElementById("profile-email").textContent === e, email, LONG);
   await page.waitForFunction(() => document.getElementById("tf-status").dataset.enabled !== undefined
     && document.getElementById("two-factor").dataset.state === "on", null, LONG);
@@ -99,7 +99,7 @@ async function enroll(h, page, email, userId) {
     shown: document.querySelectorAll("#tf-code-list code").length,
     enabled: document.getElementById("tf-status").dataset.enabled,
     source: globalThis.actionkit.source,
-    state: document.body.dataset.state,
+    state: document.body?.dataset.state,
   }));
   return { secret, qr, link, codes, download: { name: download.suggestedFilename(), text: file }, after };
 }
