@@ -24,6 +24,7 @@ type payload struct {
 	Data      payloadData `json:"data"`
 }
 
+// payloadData is the event a delivery carries.
 type payloadData struct {
 	EventID   string          `json:"eventId"`
 	OwnerType string          `json:"ownerType"`
@@ -70,18 +71,7 @@ func (s *Service) secrets(d *models.DueDelivery, now time.Time) ([]string, error
 
 // attempt sends d once and records the outcome.
 func (s *Service) attempt(ctx context.Context, d *models.DueDelivery) {
-	now := s.Now()
-	code, err := 0, error(nil)
-	raw, err := body(d)
-	if err == nil {
-		var secrets []string
-		if secrets, err = s.secrets(d, now); err == nil {
-			var sig string
-			if sig, err = Sign(d.ID.String(), now, raw, secrets...); err == nil {
-				code, err = post(ctx, s.client, Attempt{URL: d.URL, ID: d.ID.String(), At: now, Body: raw, Signature: sig})
-			}
-		}
-	}
+	code, err := s.send(ctx, d)
 	o := outcome(d.Attempts+1, code, err, s.Now())
 	if rerr := s.DeliveryStore.Record(ctx, s.DB, d.ID, o); rerr != nil {
 		s.Log.Error("webhook delivery outcome not recorded: it is sent again after its lease", "deliveryId", d.ID, "error", rerr)
@@ -92,6 +82,25 @@ func (s *Service) attempt(ctx context.Context, d *models.DueDelivery) {
 	}
 	s.Log.Info("webhook delivery attempt", "deliveryId", d.ID, "webhookId", d.WebhookID, "type", d.Type,
 		"attempt", d.Attempts+1, "status", o.Status, "statusCode", code)
+}
+
+// send signs d's body at this moment and posts it, answering the status
+// code (0 when no answer came) and why the attempt failed (nil: a 2xx).
+func (s *Service) send(ctx context.Context, d *models.DueDelivery) (int, error) {
+	now := s.Now()
+	raw, err := body(d)
+	if err != nil {
+		return 0, err
+	}
+	secrets, err := s.secrets(d, now)
+	if err != nil {
+		return 0, err
+	}
+	sig, err := Sign(d.ID.String(), now, raw, secrets...)
+	if err != nil {
+		return 0, err
+	}
+	return post(ctx, s.client, Attempt{URL: d.URL, ID: d.ID.String(), At: now, Body: raw, Signature: sig})
 }
 
 // outcome is what the attempt-th attempt, answered with code (0: none) or
