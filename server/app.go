@@ -25,6 +25,7 @@ import (
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/signingkeys"
+	"github.com/actionkit/actionkit/webhooks"
 )
 
 // The process roles.
@@ -65,6 +66,10 @@ type app struct {
 	// socketSweep is the period of the socket session sweep; zero means
 	// events.DefaultSessionSweep. Tests shorten it.
 	socketSweep time.Duration
+	// webhooks keeps the webhooks and sends their deliveries; webhookPoll
+	// is how often a worker looks for due ones (zero: defaultWebhookPoll).
+	webhooks    *webhooks.Service
+	webhookPoll time.Duration
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -115,7 +120,8 @@ func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
-	return append(codes, accounts.LaterErrorCodes()...)
+	codes = append(codes, accounts.LaterErrorCodes()...)
+	return append(codes, webhooks.ErrorCodes()...)
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -124,7 +130,7 @@ func errorCodes() []errorcodes.Code {
 // clients (which connect lazily), the emitter, the mailer, and the account
 // and posts engines. Every role and action takes its parts from the app.
 func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorCodes(), accounts.Messages(), posts.Messages())
+	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
@@ -176,6 +182,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	a.admins = a.newAccounts(accounts.Admins)
 	a.federation = a.newFederation()
 	a.posts = a.newPosts()
+	a.webhooks = a.newWebhooks()
 	return a, nil
 }
 

@@ -159,6 +159,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
 	a.registerAdminUserActions(fw, users)
+	a.registerWebhookActions(fw)
 	// The mail flows are for users only.
 	framework.Register(fw, &v1.RequestPasswordReset{Accounts: users})
 	framework.Register(fw, &v1.ResetPassword{Accounts: users, Cookies: cookies})
