@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -275,5 +277,43 @@ func TestMFABudgetExactUnderConcurrency(t *testing.T) {
 		if n := mfaFailuresOf(t, s, "users", m.id); n != 100 {
 			t.Errorf("round %d: mfa_failures = %d, want 100", round, n)
 		}
+	}
+}
+
+// TestAdminResetMFACommand: an admin whose second step stopped after 100
+// failures has a way back, "server admin resetmfa --email E" on the
+// server: its factors go, its count is 0, its sessions end, the event
+// says an operator did it, and it logs in with its password alone.
+func TestAdminResetMFACommand(t *testing.T) {
+	t.Parallel()
+	s, _, clock, _ := budgetServer(t)
+	email := uniqueEmail()
+	id := createAdmin(t, s.env, email)
+	a, _ := adminLogin(t, s, email, "web")
+	admin := enroll(t, &registered{c: a.c, email: email, id: id, token: a.token}, clock, "admin")
+	sqlExec(t, s.db(), `UPDATE admins SET mfa_failures = 100 WHERE id = $1`, id)
+	clock.Advance(30 * time.Second)
+	token := firstStep(t, s, "/v1/admins/login", email)
+	verify(s.client(), "admin", token, "totp", totpAt(t, admin.secret, clock.Now())).want(t, 429, "ADMIN_TOO_MANY_MFA_FAILURES")
+
+	var out bytes.Buffer
+	code := run(context.Background(), &environment{args: []string{"admin", "resetmfa", "--email", strings.ToUpper(email)},
+		getenv: func(k string) string { return s.env[k] }, stdout: &out, stderr: &out})
+	if code != 0 || !strings.Contains(out.String(), `"mfaEnabled":false`) {
+		t.Fatalf("admin resetmfa: exit %d\n%s", code, out.String())
+	}
+	if n := mfaFailuresOf(t, s, "admins", id); n != 0 {
+		t.Errorf("mfa_failures = %d after the command, want 0", n)
+	}
+	admin.c.call(http.MethodPost, "/v1/admins/read", nil, "Authorization", "jwt-admin "+admin.token).want(t, 401, "UNAUTHORIZED")
+	s.client().call(http.MethodPost, "/v1/admins/login", map[string]any{"email": email, "password": strongPassword}).want(t, 201, "")
+	var data string
+	if err := s.db().GetContext(t.Context(), &data, `SELECT data::text FROM security_events
+		WHERE owner_type = 'admin' AND owner_id = $1 AND type = 'mfa_reset'`, id); err != nil || !strings.Contains(data, `"by": "operator"`) {
+		t.Errorf("mfa_reset event data %s (%v), want by operator", data, err)
+	}
+	if code := run(context.Background(), &environment{args: []string{"admin", "resetmfa", "--email", "nobody@example.com"},
+		getenv: func(k string) string { return s.env[k] }, stdout: &out, stderr: &out}); code != 1 {
+		t.Errorf("unknown admin: exit %d, want 1", code)
 	}
 }

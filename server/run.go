@@ -46,6 +46,8 @@ commands:
   migrate         apply pending database migrations and exit
   admin create --email E --password P
                   create an admin account
+  admin resetmfa --email E
+                  remove an admin's second factors and end its sessions
   help            show this text
 
 Every role applies pending migrations at start. Configuration comes from
