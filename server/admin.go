@@ -55,13 +55,11 @@ func adminCreate(ctx context.Context, cfg *config, log *slog.Logger, args []stri
 		fmt.Fprintf(env.stderr, "admin create: %v\n", err)
 		return 2
 	}
-	a, err := openApp(ctx, cfg, log)
-	if err != nil {
-		log.Error("start-up failed", "error", err)
+	admins, done := openAdmins(ctx, cfg, log)
+	if admins == nil {
 		return 1
 	}
-	defer a.close()
-	_, admins := a.services()
+	defer done()
 	acc, err := admins.Create(ctx, in)
 	if errors.Is(err, accounts.ErrExists) {
 		fmt.Fprintf(env.stderr, "admin create: an admin with e-mail %s already exists\n", in.Email)
@@ -91,13 +89,11 @@ func adminResetMFA(ctx context.Context, cfg *config, log *slog.Logger, args []st
 		fmt.Fprint(env.stderr, "admin resetmfa: --email is required\n")
 		return 2
 	}
-	a, err := openApp(ctx, cfg, log)
-	if err != nil {
-		log.Error("start-up failed", "error", err)
+	admins, done := openAdmins(ctx, cfg, log)
+	if admins == nil {
 		return 1
 	}
-	defer a.close()
-	_, admins := a.services()
+	defer done()
 	acc, err := admins.ResetMFAByEmail(ctx, strings.ToLower(strings.TrimSpace(*email)))
 	if errors.Is(err, accounts.ErrNotFound) {
 		fmt.Fprintf(env.stderr, "admin resetmfa: no admin with e-mail %s\n", *email)
@@ -108,6 +104,19 @@ func adminResetMFA(ctx context.Context, cfg *config, log *slog.Logger, args []st
 		return 1
 	}
 	return printJSON(env.stdout, map[string]any{"id": acc.ID, "email": acc.Email, "mfaEnabled": acc.MFAEnabled})
+}
+
+// openAdmins opens the application for an admin command and returns the
+// admins' engine and the function that closes it; nil when start-up
+// failed (logged).
+func openAdmins(ctx context.Context, cfg *config, log *slog.Logger) (*accounts.Service, func()) {
+	a, err := openApp(ctx, cfg, log)
+	if err != nil {
+		log.Error("start-up failed", "error", err)
+		return nil, nil
+	}
+	_, admins := a.services()
+	return admins, a.close
 }
 
 func checkNewAdmin(in accounts.NewAccount) error {
