@@ -44,68 +44,30 @@ func TestShutdownAnswersEveryConnection(t *testing.T) {
 	}
 }
 
-// connectStorm runs one round: workers each open connection after
-// connection (one GET /health each) until a connect is refused, while the
-// server is stopped. It returns the connections tried, those refused and
-// those broken after their handshake, counting the kinds of breakage.
+// connectStorm runs one round: workers open connection after connection
+// (one GET /health each) until a connect is refused, while the server is
+// stopped. It returns the connections tried, those refused and those
+// broken after their handshake, counting the kinds of breakage.
 func connectStorm(t *testing.T, round, workers int, kinds map[string]int) (total, refused, broken int) {
 	t.Helper()
 	s := startServer(t, testEnv(t, "SHUTDOWN_DRAIN=100ms", "LOG_LEVEL=warn"), "api")
-	addr := strings.TrimPrefix(s.URL, "http://")
 	ctx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
-	var answered atomic.Int64
-	var mu sync.Mutex
-	var results []connectOutcome
-	record := func(o connectOutcome) {
-		mu.Lock()
-		results = append(results, o)
-		mu.Unlock()
-		if o.err == nil {
-			answered.Add(1)
-		}
-	}
-	// Open loop: a worker dials its next connection without waiting for
-	// the last one's answer, so connects keep arriving through the
-	// listener's close as they do from many independent callers. Bounded:
-	// 6,000 connections open at most, 4,000 a worker, within ctx.
-	open := make(chan struct{}, 6000)
-	var wg, requests sync.WaitGroup
+	st := &storm{addr: strings.TrimPrefix(s.URL, "http://"), open: make(chan struct{}, 6000)}
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 4000 {
-				if ctx.Err() != nil {
-					return
-				}
-				open <- struct{}{}
-				c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-				if err != nil {
-					<-open
-					record(connectOutcome{err: err})
-					return // refused: the listener is closed
-				}
-				requests.Add(1)
-				go func() {
-					defer requests.Done()
-					defer func() { <-open }()
-					record(requestOnce(c))
-				}()
-			}
-		}()
+		st.workers.Go(func() { st.work(ctx) })
 	}
-	poll.Until(t, 10*time.Second, "connections answered", func() bool { return answered.Load() >= 500 })
+	poll.Until(t, 10*time.Second, "connections answered", func() bool { return st.answered.Load() >= 500 })
 	s.cancel()
-	wg.Wait()
-	requests.Wait()
+	st.workers.Wait()
+	st.requests.Wait()
 	if ctx.Err() != nil {
 		t.Fatalf("round %d: the storm did not end with the listener's close", round)
 	}
 	if code := s.stop(); code != 0 {
 		t.Fatalf("round %d: exit code %d:\n%s", round, code, s.logs.String())
 	}
-	for _, o := range results {
+	for _, o := range st.results {
 		total++
 		switch {
 		case !o.connected:
@@ -123,6 +85,50 @@ func connectStorm(t *testing.T, round, workers int, kinds map[string]int) (total
 		t.Errorf("round %d: no connect was refused", round)
 	}
 	return total, refused, broken
+}
+
+// storm opens connections in an open loop: a worker dials its next
+// connection without waiting for the last one's answer, so connects keep
+// arriving through the listener's close as they do from many independent
+// callers. Bounded: len(open) connections open at most, 4,000 a worker.
+type storm struct {
+	addr     string
+	open     chan struct{}
+	answered atomic.Int64
+	workers  sync.WaitGroup
+	requests sync.WaitGroup
+	mu       sync.Mutex
+	results  []connectOutcome
+}
+
+// work is one worker: it dials until a connect fails (the listener is
+// closed) or ctx ends, each connection's request on its own goroutine.
+func (s *storm) work(ctx context.Context) {
+	for range 4000 {
+		if ctx.Err() != nil {
+			return
+		}
+		s.open <- struct{}{}
+		c, err := net.DialTimeout("tcp", s.addr, 10*time.Second)
+		if err != nil {
+			<-s.open
+			s.record(connectOutcome{err: err})
+			return
+		}
+		s.requests.Go(func() {
+			defer func() { <-s.open }()
+			s.record(requestOnce(c))
+		})
+	}
+}
+
+func (s *storm) record(o connectOutcome) {
+	s.mu.Lock()
+	s.results = append(s.results, o)
+	s.mu.Unlock()
+	if o.err == nil {
+		s.answered.Add(1)
+	}
 }
 
 // requestOnce sends GET /health on a fresh connection, reads the answer
