@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/smtptest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/testclock"
 )
 
@@ -296,7 +296,7 @@ func TestAdminResetMFACommand(t *testing.T) {
 	token := firstStep(t, s, "/v1/admins/login", email)
 	verify(s.client(), "admin", token, "totp", totpAt(t, admin.secret, clock.Now())).want(t, 429, "ADMIN_TOO_MANY_MFA_FAILURES")
 
-	var out bytes.Buffer
+	var out syncbuf.Buffer // go-redis may log into the last run's logger from another test
 	code := run(context.Background(), &environment{args: []string{"admin", "resetmfa", "--email", strings.ToUpper(email)},
 		getenv: func(k string) string { return s.env[k] }, stdout: &out, stderr: &out})
 	if code != 0 || !strings.Contains(out.String(), `"mfaEnabled":false`) {
