@@ -124,13 +124,19 @@ func errorCodes() []errorcodes.Code {
 	return append(codes, webhooks.ErrorCodes()...)
 }
 
+// newCatalog is the message catalog of every code of errorCodes in
+// locales, from the messages of each package that declares codes.
+func newCatalog(locales []string) (*errorcodes.Catalog, error) {
+	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
+}
+
 // compose builds every part of the process from cfg and the database pool
 // (nil: none, for a test that only describes the actions), eagerly and in
 // this one place: the catalog, the token and password machinery, the Redis
 // clients (which connect lazily), the emitter, the mailer, and the account
 // and posts engines. Every role and action takes its parts from the app.
 func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
+	catalog, err := newCatalog(cfg.Locales)
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
