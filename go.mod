@@ -32,6 +32,7 @@ require (
 	github.com/zishang520/socket.io/v3 v3.0.6
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.38.0
+	golang.org/x/sys v0.49.0
 )
 
 require (
@@ -66,7 +67,6 @@ require (
 	github.com/zishang520/socket.io/parsers/socket/v3 v3.0.6 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -58,6 +58,10 @@ func (sf *SecondFactors) factorStopped(ctx context.Context, db models.DB, owner 
 // that spends a factor does), what also runs (the login challenge's
 // attempt; nil for none), and the security event with data. When the
 // count reaches the notice threshold the owner is mailed after commit.
+// An attempt that finds the budget spent once the owner is locked (it
+// passed gate while concurrent failures reached the limit) counts nothing
+// and answers ErrTooManyMFAFailures, as a right code would then: past the
+// limit no answer tells a wrong guess from a right one.
 func (sf *SecondFactors) factorFailed(ctx context.Context, acc *models.Account, method string, o Origin, data map[string]any, also func(tx *sqlx.Tx) error) error {
 	throttled{sf.Engine.Throttle}.failed(ctx, acc.Email, o)
 	notice := false
@@ -65,6 +69,9 @@ func (sf *SecondFactors) factorFailed(ctx context.Context, acc *models.Account, 
 		f, err := sf.Engine.MFAFailures.Failed(ctx, tx, acc.ID, sf.Engine.Now(), MFAFailureNotice, MFAFailureNoticeEvery)
 		if err != nil {
 			return err
+		}
+		if f.Count > MFAFailureLimit {
+			return ErrTooManyMFAFailures // rolls the count back
 		}
 		notice = f.Notice
 		if also != nil {

@@ -51,7 +51,15 @@ func (f *Federation) Exchange(ctx context.Context, raw, verifier, binding string
 	s := f.Users
 	return s.complete(ctx, firstFactor{
 		method: models.MethodFederated, provider: flow.Provider, level: 1, origin: o, event: event,
+		// The owner is locked before its flow row, the order of every
+		// other transaction that touches both (a password reset spends the
+		// owner's pending results under its lock): the other order could
+		// deadlock with it.
 		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
+			acc, err := s.lockActive(ctx, tx, *flow.ResultUserID)
+			if err != nil {
+				return nil, err
+			}
 			ok, err := f.Flows.Spend(ctx, tx, flow.ID, s.Now())
 			if err != nil {
 				return nil, err
@@ -59,7 +67,7 @@ func (f *Federation) Exchange(ctx context.Context, raw, verifier, binding string
 			if !ok {
 				return nil, ErrInvalidOIDCCode // spent or expired meanwhile
 			}
-			return s.lockActive(ctx, tx, *flow.ResultUserID)
+			return acc, nil
 		},
 	})
 }

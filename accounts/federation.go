@@ -163,9 +163,12 @@ const maxBindings = 4
 // newFlowSecrets makes a flow's state and nonce (32 random bytes as hex
 // each) and PKCE verifier, and, when bound, a new browser binding. The
 // binding is always new: a value the browser sent may have been planted
-// by a sibling subdomain, so it is never reused as a binding; the
-// well-formed values of the incoming cookie are kept after the new one,
-// for the flows other tabs started.
+// by a sibling subdomain, so the browser's own new flow is never bound to
+// it. The well-formed values of the incoming cookie are kept after the new
+// one, for the flows other tabs started; a planted value kept so still
+// binds only the planter's own flow, which is why docs/security.md asks
+// for sibling subdomains that are trusted (the cookie's name is fixed, so
+// a __Host- prefix cannot close that).
 func newFlowSecrets(cookie string, bound bool) (*flowSecrets, error) {
 	s := &flowSecrets{verifier: oauth2.GenerateVerifier()}
 	var err error

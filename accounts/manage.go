@@ -26,7 +26,14 @@ type Actor struct {
 	Origin  Origin
 }
 
-func (a Actor) data() map[string]any { return map[string]any{"adminId": a.AdminID.String()} }
+// data is what a security event records of the actor: the admin's id, or
+// "by": "operator" for a command run on the server (no admin id).
+func (a Actor) data() map[string]any {
+	if a.AdminID == uuid.Nil {
+		return map[string]any{"by": "operator"}
+	}
+	return map[string]any{"adminId": a.AdminID.String()}
+}
 
 // ListFilter selects the accounts List returns.
 type ListFilter struct {
@@ -119,6 +126,20 @@ func (m *Management) ResetMFA(ctx context.Context, id uuid.UUID, by Actor) (*mod
 	}
 	m.Engine.notices().send(ctx, acc, mail.MFAReset)
 	return acc, nil
+}
+
+// ResetMFAByEmail is ResetMFA of the owner with that e-mail address, done
+// by an operator on the server (see Actor.data); ErrNotFound when there is
+// none.
+func (m *Management) ResetMFAByEmail(ctx context.Context, email string) (*models.Account, error) {
+	acc, err := m.Engine.Accounts.ByEmail(ctx, m.Engine.DB, email)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.ResetMFA(ctx, acc.ID, Actor{Origin: Origin{UserAgent: "server admin resetmfa"}})
 }
 
 // manage runs change on the locked account id with its security event, in

@@ -108,7 +108,11 @@ func (pk *Passkeys) RegisterPasskey(ctx context.Context, owner, session uuid.UUI
 // passkey of an owner without a second factor turns the second factor on:
 // like a confirmed TOTP, it ends every other session (a session someone
 // else opened with the password alone must not outlive it), while the
-// caller's session, the one in which it was registered, goes on.
+// caller's session, the one in which it was registered, goes on. The
+// caller's session must still be live once the owner is locked: a request
+// that passed its session check just before a password reset ended every
+// session must not add a sign-in method after the reset removed them
+// (ErrSessionEnded).
 func (pk *Passkeys) addPasskey(ctx context.Context, owner, session uuid.UUID, p *models.Passkey, o Origin) (*models.Passkey, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -122,6 +126,11 @@ func (pk *Passkeys) addPasskey(ctx context.Context, owner, session uuid.UUID, p 
 	err = models.Transact(ctx, pk.Engine.DB, func(tx *sqlx.Tx) error {
 		var err error
 		if acc, err = pk.Engine.lockActive(ctx, tx, owner); err != nil {
+			return err
+		}
+		if _, err := pk.Engine.Sessions.LiveInChain(ctx, tx, owner, session); errors.Is(err, models.ErrNotFound) {
+			return ErrSessionEnded
+		} else if err != nil {
 			return err
 		}
 		if err := pk.Engine.Passkeys.Insert(ctx, tx, p); err != nil {

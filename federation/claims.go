@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/mail"
 	"strings"
+	"unicode/utf8"
 )
 
 // Identity is what a verified ID token says of the person who signed in.
@@ -58,13 +59,13 @@ func (b *flexBool) UnmarshalJSON(raw []byte) error {
 const MaxEmailLength = 254
 
 // usableEmail is the e-mail claim raw, trimmed, when it is one valid
-// address (no display name, no comment) of at most MaxEmailLength bytes
-// without a NUL; else "", as if the claim were absent. A provider's claim
+// address (no display name, no comment) of at most MaxEmailLength
+// characters (as register counts them) without a NUL; else "", as if the claim were absent. A provider's claim
 // is stored and compared with the accounts' addresses, which hold no
 // longer or stranger value, and a garbled one must never fail a sign-in.
 func usableEmail(raw string) string {
 	email := strings.TrimSpace(raw)
-	if email == "" || len(email) > MaxEmailLength || strings.ContainsRune(email, 0) {
+	if email == "" || utf8.RuneCountInString(email) > MaxEmailLength || strings.ContainsRune(email, 0) {
 		return ""
 	}
 	addr, err := mail.ParseAddress(email)

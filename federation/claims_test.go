@@ -37,10 +37,12 @@ func TestEmailVerifiedReading(t *testing.T) {
 }
 
 // TestUsableEmail: an e-mail claim is taken, trimmed, only when it is one
-// plain address of at most 254 bytes without a NUL.
+// plain address of at most 254 characters (not bytes) without a NUL.
 func TestUsableEmail(t *testing.T) {
-	long := strings.Repeat("a", 243) + "@example.com" // 255 bytes
+	long := strings.Repeat("a", 243) + "@example.com" // 255 characters
+	wide := strings.Repeat("é", 200) + "@example.com" // 212 characters, 412 bytes
 	for raw, want := range map[string]string{
+		wide:                        wide,
 		" Ada@Example.com ":         "Ada@Example.com",
 		long[1:]:                    long[1:],
 		long:                        "",

@@ -36,6 +36,8 @@ func (f *field) coerce(raw any) (reflect.Value, *errorcodes.FieldError) {
 		return coerceUUID(raw)
 	case kindObject:
 		return coerceObject(raw)
+	case kindStrings:
+		return coerceStrings(raw)
 	}
 	panic("framework: unreachable argument kind")
 }
@@ -122,6 +124,28 @@ func coerceObject(raw any) (reflect.Value, *errorcodes.FieldError) {
 		return reflect.Value{}, fieldErr("not_object", "must be a JSON object")
 	}
 	return reflect.ValueOf(json.RawMessage(b)), nil
+}
+
+// maxListItems bounds the items of a list argument.
+const maxListItems = 100
+
+// coerceStrings accepts a JSON array of at most maxListItems strings, none
+// holding a NUL character. A string is refused: a query string or a form
+// cannot carry a list.
+func coerceStrings(raw any) (reflect.Value, *errorcodes.FieldError) {
+	items, ok := raw.([]any)
+	if !ok || len(items) > maxListItems {
+		return reflect.Value{}, fieldErr("not_array", "must be a JSON array of at most 100 strings")
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok || strings.IndexByte(s, 0) >= 0 {
+			return reflect.Value{}, fieldErr("not_array", "must be a JSON array of at most 100 strings")
+		}
+		out[i] = s
+	}
+	return reflect.ValueOf(out), nil
 }
 
 // set stores a coerced value into the field of the argument struct,

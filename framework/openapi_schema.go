@@ -62,6 +62,9 @@ func (g *openAPIGen) argSchema(a ArgInfo, inBody bool) Schema {
 	if a.Type == "object" {
 		notes = append(notes, "a JSON object: only a JSON body can carry it")
 	}
+	if a.Type == "array" {
+		notes = append(notes, "a JSON array of strings: only a JSON body can carry it")
+	}
 	if len(notes) > 0 {
 		s["description"] = strings.Join(notes, "; ")
 	}
@@ -76,6 +79,9 @@ func argTypeSchema(a ArgInfo) Schema {
 	s := Schema{"type": a.Type}
 	if a.Type == "uuid" {
 		s["type"], s["format"] = "string", "uuid"
+	}
+	if a.Type == "array" {
+		s["items"], s["maxItems"] = Schema{"type": "string"}, maxListItems
 	}
 	lo, hi := "minimum", "maximum"
 	if a.Type == "string" {

@@ -52,7 +52,7 @@ type dupArg struct {
 }
 
 type unsupported struct {
-	L []string `arg:"l"`
+	L []int `arg:"l"`
 }
 
 type badPattern struct {

@@ -23,14 +23,19 @@ const (
 	kindFloat
 	kindUUID
 	kindObject
+	// kindStrings is a list of strings ([]string): a JSON array.
+	kindStrings
 )
 
-var uuidType = reflect.TypeOf(uuid.UUID{})
+var (
+	uuidType    = reflect.TypeOf(uuid.UUID{})
+	stringsType = reflect.TypeOf([]string(nil))
+)
 
 // ArgInfo describes one declared argument, for documentation generators.
 type ArgInfo struct {
 	Name     string
-	Type     string // "string", "boolean", "integer", "number", "uuid" or "object"
+	Type     string // "string", "boolean", "integer", "number", "uuid", "object" or "array" (of strings)
 	Required bool
 	Nullable bool // a pointer field: absent stays nil
 	Default  string
@@ -157,6 +162,9 @@ func kindOf(t reflect.Type, where string) (argKind, int, string) {
 	}
 	if t == rawMessageType {
 		return kindObject, 0, "object"
+	}
+	if t == stringsType {
+		return kindStrings, 0, "array"
 	}
 	switch t.Kind() {
 	case reflect.String:

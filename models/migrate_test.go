@@ -24,7 +24,7 @@ import (
 
 var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp", "oidc_flows",
 	"posts", "security_events", "signing_keys", "user_identities", "user_sessions", "users", "webauthn_challenges",
-	"webauthn_credentials", "webauthn_user_handles"}
+	"webauthn_credentials", "webauthn_user_handles", "webhook_deliveries", "webhooks"}
 
 // checkSchema verifies that the migration is recorded once, clean, and that
 // every table exists.

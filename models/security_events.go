@@ -68,9 +68,17 @@ const securityEventColumns = `id, owner_type, owner_id, type, session_id, ip_add
 
 // eventQueries is the query table of EventStore.
 var eventQueries = struct{ insert, list, purge string }{
-	insert: `INSERT INTO security_events (` + securityEventColumns + `)
+	// The insert also queues, in the same statement, one webhook delivery
+	// per enabled webhook subscribed to the type (see migration 0014):
+	// the event and its deliveries commit or roll back together, and with
+	// no webhook it costs a scan of an empty table.
+	insert: `WITH ev AS (INSERT INTO security_events (` + securityEventColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::jsonb, '{}'), COALESCE($9, now()))
-		RETURNING created_at`,
+		RETURNING id, type, created_at),
+	fanout AS (INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, next_attempt_at, created_at)
+		SELECT webhook_uuid_v7(ev.created_at), w.id, ev.id, ev.type, ev.created_at, ev.created_at
+		FROM ev JOIN webhooks w ON w.enabled AND (ev.type = ANY (w.events) OR '*' = ANY (w.events)))
+	SELECT created_at FROM ev`,
 	// The index on (owner_type, owner_id, created_at DESC, id DESC) serves
 	// every page in key order.
 	list: `SELECT ` + securityEventColumns + ` FROM security_events

@@ -17,20 +17,34 @@ import (
 	"github.com/actionkit/actionkit/auth"
 )
 
-// runAdmin runs "admin create --email E --password P": admins have no
-// self-registration. The password rules of users apply.
+// adminUsage is what "admin" alone prints.
+const adminUsage = "usage: server admin create --email E --password P [--first-name F] [--last-name L]\n" +
+	"       server admin resetmfa --email E\n"
+
+// runAdmin runs the admin commands: "admin create" (admins have no
+// self-registration) and "admin resetmfa" (an operator's way back for an
+// admin who lost a second factor or whose second step is stopped).
 func runAdmin(ctx context.Context, cfg *config, log *slog.Logger, args []string, env *environment) int {
-	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprint(env.stderr, "usage: server admin create --email E --password P [--first-name F] [--last-name L]\n")
-		return 2
+	switch {
+	case len(args) > 0 && args[0] == "create":
+		return adminCreate(ctx, cfg, log, args[1:], env)
+	case len(args) > 0 && args[0] == "resetmfa":
+		return adminResetMFA(ctx, cfg, log, args[1:], env)
 	}
+	fmt.Fprint(env.stderr, adminUsage)
+	return 2
+}
+
+// adminCreate runs "admin create --email E --password P": the password
+// rules of users apply.
+func adminCreate(ctx context.Context, cfg *config, log *slog.Logger, args []string, env *environment) int {
 	fs := flag.NewFlagSet("admin create", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	email := fs.String("email", "", "the admin's e-mail address")
 	password := fs.String("password", "", "the admin's password (12-128 characters, mixed case, a digit and a symbol)")
 	first := fs.String("first-name", "", "first name")
 	last := fs.String("last-name", "", "last name")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	in := accounts.NewAccount{
@@ -41,13 +55,11 @@ func runAdmin(ctx context.Context, cfg *config, log *slog.Logger, args []string,
 		fmt.Fprintf(env.stderr, "admin create: %v\n", err)
 		return 2
 	}
-	a, err := openApp(ctx, cfg, log)
-	if err != nil {
-		log.Error("start-up failed", "error", err)
+	admins, _, done := openAdmins(ctx, cfg, log)
+	if admins == nil {
 		return 1
 	}
-	defer a.close()
-	_, admins := a.services()
+	defer done()
 	acc, err := admins.Create(ctx, in)
 	if errors.Is(err, accounts.ErrExists) {
 		fmt.Fprintf(env.stderr, "admin create: an admin with e-mail %s already exists\n", in.Email)
@@ -58,6 +70,52 @@ func runAdmin(ctx context.Context, cfg *config, log *slog.Logger, args []string,
 		return 1
 	}
 	return printJSON(env.stdout, map[string]any{"id": acc.ID, "email": acc.Email, "createdAt": acc.CreatedAt})
+}
+
+// adminResetMFA runs "admin resetmfa --email E": the admin's TOTP,
+// recovery codes and passkeys are removed, its count of failed second
+// factors set back to 0 and its sessions ended, as an admin's resetmfa
+// does for a user; the mfa_reset event says data.by "operator". It is the
+// way back for an admin whose second step stopped after 100 failures
+// (there is no admin password reset) or who lost every factor.
+func adminResetMFA(ctx context.Context, cfg *config, log *slog.Logger, args []string, env *environment) int {
+	fs := flag.NewFlagSet("admin resetmfa", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	email := fs.String("email", "", "the admin's e-mail address")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *email == "" {
+		fmt.Fprint(env.stderr, "admin resetmfa: --email is required\n")
+		return 2
+	}
+	_, rooms, done := openAdmins(ctx, cfg, log)
+	if rooms == nil {
+		return 1
+	}
+	defer done()
+	acc, err := rooms.management.ResetMFAByEmail(ctx, strings.ToLower(strings.TrimSpace(*email)))
+	if errors.Is(err, accounts.ErrNotFound) {
+		fmt.Fprintf(env.stderr, "admin resetmfa: no admin with e-mail %s\n", *email)
+		return 1
+	}
+	if err != nil {
+		log.Error("admin resetmfa failed", "error", err)
+		return 1
+	}
+	return printJSON(env.stdout, map[string]any{"id": acc.ID, "email": acc.Email, "mfaEnabled": acc.MFAEnabled})
+}
+
+// openAdmins opens the application for an admin command and returns the
+// admins' engine, the types built on it and the function that closes it;
+// nil when start-up failed (logged).
+func openAdmins(ctx context.Context, cfg *config, log *slog.Logger) (*accounts.Service, *rooms, func()) {
+	a, err := openApp(ctx, cfg, log)
+	if err != nil {
+		log.Error("start-up failed", "error", err)
+		return nil, nil, nil
+	}
+	return a.admins, a.adminRooms, a.close
 }
 
 func checkNewAdmin(in accounts.NewAccount) error {

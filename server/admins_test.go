@@ -1,19 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 // createAdmin runs "server admin create" in-process and returns the id.
 func createAdmin(t testing.TB, env map[string]string, email string) string {
 	t.Helper()
-	var out bytes.Buffer
+	var out syncbuf.Buffer
 	code := run(context.Background(), &environment{args: []string{"admin", "create", "--email", email, "--password", strongPassword},
 		getenv: func(k string) string { return env[k] }, stdout: &out, stderr: &out})
 	if code != 0 {

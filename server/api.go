@@ -116,7 +116,12 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 func (s *api) run(ctx, stopCtx context.Context) error {
 	defer s.limiter.Close()
 	defer s.global.Close()
-	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
+	// Plain TCP, not Go's default Multipath TCP: the closing listener
+	// refuses new handshakes with a socket filter, which MPTCP sockets do
+	// not take (clients here are plain TCP either way).
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	ln, err := lc.Listen(ctx, "tcp", fmt.Sprintf(":%d", s.a.cfg.Port))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/signingkeys"
+	"github.com/actionkit/actionkit/webhooks"
 )
 
 // The process roles.
@@ -67,6 +68,10 @@ type app struct {
 	// socketSweep is the period of the socket session sweep; zero means
 	// events.DefaultSessionSweep. Tests shorten it.
 	socketSweep time.Duration
+	// webhooks keeps the webhooks and sends their deliveries; webhookPoll
+	// is how often a worker looks for due ones (zero: defaultWebhookPoll).
+	webhooks    *webhooks.Service
+	webhookPoll time.Duration
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -117,7 +122,14 @@ func errorCodes() []errorcodes.Code {
 	codes := errorcodes.Framework()
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
-	return append(codes, accounts.LaterErrorCodes()...)
+	codes = append(codes, accounts.LaterErrorCodes()...)
+	return append(codes, webhooks.ErrorCodes()...)
+}
+
+// newCatalog is the message catalog of every code of errorCodes in
+// locales, from the messages of each package that declares codes.
+func newCatalog(locales []string) (*errorcodes.Catalog, error) {
+	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -126,7 +138,7 @@ func errorCodes() []errorcodes.Code {
 // clients (which connect lazily), the emitter, the mailer, and the account
 // and posts engines. Every role and action takes its parts from the app.
 func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
-	catalog, err := errorcodes.NewCatalog(cfg.Locales, errorCodes(), accounts.Messages(), posts.Messages())
+	catalog, err := newCatalog(cfg.Locales)
 	if err != nil {
 		return nil, fmt.Errorf("LOCALES: %w", err)
 	}
@@ -179,6 +191,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	a.userRooms, a.adminRooms = newRooms(a.users, a.webauthn), newRooms(a.admins, a.webauthn)
 	a.federation = a.newFederation()
 	a.posts = a.newPosts()
+	a.webhooks = a.newWebhooks()
 	return a, nil
 }
 

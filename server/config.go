@@ -83,6 +83,9 @@ type config struct {
 	ReauthMaxAge time.Duration
 	// OIDC configures sign-in through identity providers.
 	OIDC oidcSettings
+	// InsecureHosts (OAUTH_INSECURE_HOSTS) are the hosts webhooks may reach
+	// over http and on any address.
+	InsecureHosts []string
 	// WebAuthn is the relying party of passkeys; nil when passkeys are
 	// off, for the reason in webauthnOff.
 	WebAuthn    *accounts.WebAuthnSettings
@@ -189,6 +192,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	p.mfaConfig(c)
 	p.oidcConfig(c)
 	p.webauthnConfig(c)
+	p.webhooksConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}

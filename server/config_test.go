@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 func TestLoadConfigDefaults(t *testing.T) {
@@ -188,7 +188,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"admin", "create", "--email", "a@example.com", "--password", "short"}, nil, 2, "--password"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
+			var out syncbuf.Buffer
 			code := run(context.Background(), &environment{args: tc.args, getenv: func(k string) string { return tc.env[k] }, stdout: &out, stderr: &out})
 			if code != tc.code || !strings.Contains(out.String(), tc.want) {
 				t.Errorf("exit %d, output %q; want %d and %q", code, out.String(), tc.code, tc.want)

@@ -28,22 +28,23 @@ func closeWhileDraining(draining *atomic.Bool, next http.Handler) http.Handler {
 	})
 }
 
-// acceptDrainWait is how long the closing listener waits for one more
-// connection before it closes: a connection whose handshake the kernel
-// completed is in the accept queue, and closing the socket resets it.
-const acceptDrainWait = time.Millisecond
+// acceptDrainWait is how long the closing listener, its accept queue
+// empty, waits for one more connection before it closes: a handshake the
+// kernel was completing when new ones began to be refused.
+const acceptDrainWait = 5 * time.Millisecond
 
-// acceptDrainMax bounds how long the closing listener keeps accepting when
-// callers go on opening connections (with a load balancer in front, the
-// probes' 503 has stopped them by then).
-const acceptDrainMax = 200 * time.Millisecond
+// acceptDrainMax bounds how long the closing listener keeps accepting.
+// With new handshakes refused its queue empties at once; where they cannot
+// be (not Linux), callers that go on connecting are reset at this bound.
+const acceptDrainMax = time.Second
 
-// drainingListener closes without resetting the connections waiting in the
-// kernel's accept queue: Close makes Accept take them (Serve answers each
-// with Connection: close) until none arrives within acceptDrainWait, or for
-// acceptDrainMax at most, and only then closes the socket. What remains is
-// a connection completed in the microseconds between the last look at the
-// queue and the close. Close returns once the socket is closed; closed is
+// drainingListener closes without resetting a connection whose handshake
+// completed: closing a listening socket resets what its accept queue
+// holds. Close first has the kernel refuse new handshakes (their clients
+// retry a second later and find the port closed), then Accept takes what
+// the queue holds (Serve answers each with Connection: close) until it has
+// stayed empty for acceptDrainWait, or for acceptDrainMax at most, and
+// only then is the socket closed. Close returns once it is; closed is
 // called then, once.
 type drainingListener struct {
 	*net.TCPListener
@@ -58,28 +59,40 @@ func newDrainingListener(ln *net.TCPListener, closed func()) *drainingListener {
 	return &drainingListener{TCPListener: ln, done: make(chan struct{}), closed: closed}
 }
 
+// Accept is the listener's Accept until Close; then it takes the queued
+// connections and, once the queue is empty, closes the socket and fails
+// with net.ErrClosed. A timed-out Accept alone does not show the queue
+// empty (on a busy machine this goroutine may run only after its deadline
+// has passed), so the kernel's count is read before closing.
 func (l *drainingListener) Accept() (net.Conn, error) {
-	if l.closing.Load() {
-		wait := time.Now().Add(acceptDrainWait)
-		if wait.After(l.deadline) {
-			wait = l.deadline
+	for {
+		if l.closing.Load() {
+			wait := time.Now().Add(acceptDrainWait)
+			if wait.After(l.deadline) {
+				wait = l.deadline
+			}
+			_ = l.TCPListener.SetDeadline(wait)
 		}
-		_ = l.TCPListener.SetDeadline(wait)
-	}
-	c, err := l.TCPListener.Accept()
-	if err != nil && l.closing.Load() {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			l.shut() // the queue is empty, or the time is up
+		c, err := l.TCPListener.Accept()
+		if err == nil || !l.closing.Load() {
+			return c, err
+		}
+		if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+			return c, err
+		}
+		if acceptQueueEmpty(l.TCPListener) || !time.Now().Before(l.deadline) {
+			l.shut()
 			return nil, net.ErrClosed
 		}
 	}
-	return c, err
 }
 
-// Close wakes a waiting Accept, which then drains the queue and closes the
-// socket; if nothing is accepting (Serve has ended), it closes at once.
+// Close refuses new handshakes and wakes a waiting Accept, which then
+// drains the queue and closes the socket; if nothing is accepting (Serve
+// has ended), it closes after acceptDrainMax and a second.
 func (l *drainingListener) Close() error {
 	if !l.closing.Load() {
+		refuseHandshakes(l.TCPListener)
 		l.deadline = time.Now().Add(acceptDrainMax)
 		l.closing.Store(true)
 		_ = l.TCPListener.SetDeadline(time.Now().Add(acceptDrainWait))

@@ -10,19 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/internal/browsertest"
 	"github.com/actionkit/actionkit/internal/faulttest"
 	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/sockettest"
-	"github.com/actionkit/actionkit/posts"
 )
 
 // unavailableMessage is SERVICE_UNAVAILABLE's message in locale.
 func unavailableMessage(t testing.TB, locale string) string {
 	t.Helper()
-	cat, err := errorcodes.NewCatalog([]string{"en", "es", "zh-TW"}, errorCodes(), accounts.Messages(), posts.Messages())
+	cat, err := newCatalog([]string{"en", "es", "zh-TW"})
 	if err != nil {
 		t.Fatal(err)
 	}

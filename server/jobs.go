@@ -83,8 +83,12 @@ func (a *app) counted(name string, h queues.Handler) queues.Handler {
 	}
 }
 
-// worker is the role that runs background jobs.
-type worker struct{ w *queues.Worker }
+// worker is the role that runs background jobs and sends the webhook
+// deliveries.
+type worker struct {
+	w     *queues.Worker
+	hooks func(context.Context)
+}
 
 func (a *app) newWorker() (role, error) {
 	w, err := queues.NewWorker(queues.WorkerConfig{
@@ -94,15 +98,17 @@ func (a *app) newWorker() (role, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
-	return &worker{w: w}, nil
+	return &worker{w: w, hooks: a.pollWebhooks}, nil
 }
 
 // run works until ctx ends, then waits for the running jobs (bounded by
 // the shutdown budget).
 func (r *worker) run(ctx, stopCtx context.Context) error {
 	r.w.Start()
+	hooksDone := make(chan struct{})
+	go func() { defer close(hooksDone); r.hooks(ctx) }()
 	<-ctx.Done()
-	return stopWithin(stopCtx, r.w.Stop)
+	return stopWithin(stopCtx, func() { r.w.Stop(); <-hooksDone })
 }
 
 // clock is the role that enqueues periodic jobs. Several clocks may run:

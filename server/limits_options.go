@@ -12,8 +12,11 @@ import (
 // per credential attempt of the class's budget: a ceremony that is started
 // and then abandoned (a page load offering passkeys in its autofill, a
 // cancelled prompt) costs far less than a credential tried, but each
-// writes a challenge row.
-const optionsFactor = 10
+// writes a challenge row. With the default AUTH_RATE_LIMIT_MAX that is
+// 1,000 calls per 15 minutes per address: an office behind one address
+// loading its sign-in page all day is not refused, and one address still
+// leaves at most a few thousand short-lived rows behind.
+const optionsFactor = 100
 
 // optionsBudget returns the function that spends one unit of a client's
 // budget of WebAuthn options of class (passkey: passwordless login

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/actionkit/actionkit/internal/smtptest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/internal/testclock"
 )
 
@@ -229,5 +233,87 @@ func TestMFAFailureNotice(t *testing.T) {
 	loginWithTOTP(t, s.client(), clock, m, strongPassword, "198.51.100.5").want(t, 201, "")
 	if n := mfaFailuresOf(t, s, "users", m.id); n != 0 {
 		t.Errorf("mfa_failures = %d after a right code, want 0", n)
+	}
+}
+
+// TestMFABudgetExactUnderConcurrency: wrong codes sent at once while the
+// account is one failure short of the limit are all evaluated against the
+// count as the owner's lock leaves it: exactly one is counted (400) and
+// every other answers 429 USER_TOO_MANY_MFA_FAILURES, the answer a right
+// code gets past the limit, so no guess beyond the hundredth is told
+// apart. Several rounds, each from 99.
+func TestMFABudgetExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	s, _, _, m := budgetServer(t)
+	const parallel = 12
+	for round := range 3 { // 36 failures: under the account-wide slow-down's 50
+		sqlExec(t, s.db(), `UPDATE users SET mfa_failures = 99 WHERE id = $1`, m.id)
+		statuses := make(chan string, parallel)
+		var start, done sync.WaitGroup
+		start.Add(1)
+		for i := range parallel {
+			done.Add(1)
+			// Each from an address of its own: one client's own failures
+			// would soon slow it down (429 TOO_MANY_REQUESTS).
+			headers := append(xff(fmt.Sprintf("198.51.100.%d", round*parallel+i+1)), m.auth()...)
+			go func() {
+				defer done.Done()
+				start.Wait()
+				r := m.c.call(http.MethodPost, "/v1/users/reauthenticate", map[string]any{"method": "totp", "code": "000000"}, headers...)
+				statuses <- fmt.Sprintf("%d %s", r.Status, r.str("error"))
+			}()
+		}
+		start.Done()
+		done.Wait()
+		close(statuses)
+		counts := map[string]int{}
+		for st := range statuses {
+			counts[st]++
+		}
+		want := map[string]int{"400 USER_BAD_REQUEST_INVALID_TOTP_CODE": 1, "429 USER_TOO_MANY_MFA_FAILURES": parallel - 1}
+		if !maps.Equal(counts, want) {
+			t.Errorf("round %d: answers %v, want %v", round, counts, want)
+		}
+		if n := mfaFailuresOf(t, s, "users", m.id); n != 100 {
+			t.Errorf("round %d: mfa_failures = %d, want 100", round, n)
+		}
+	}
+}
+
+// TestAdminResetMFACommand: an admin whose second step stopped after 100
+// failures has a way back, "server admin resetmfa --email E" on the
+// server: its factors go, its count is 0, its sessions end, the event
+// says an operator did it, and it logs in with its password alone.
+func TestAdminResetMFACommand(t *testing.T) {
+	t.Parallel()
+	s, _, clock, _ := budgetServer(t)
+	email := uniqueEmail()
+	id := createAdmin(t, s.env, email)
+	a, _ := adminLogin(t, s, email, "web")
+	admin := enroll(t, &registered{c: a.c, email: email, id: id, token: a.token}, clock, "admin")
+	sqlExec(t, s.db(), `UPDATE admins SET mfa_failures = 100 WHERE id = $1`, id)
+	clock.Advance(30 * time.Second)
+	token := firstStep(t, s, "/v1/admins/login", email)
+	verify(s.client(), "admin", token, "totp", totpAt(t, admin.secret, clock.Now())).want(t, 429, "ADMIN_TOO_MANY_MFA_FAILURES")
+
+	var out syncbuf.Buffer // go-redis may log into the last run's logger from another test
+	code := run(context.Background(), &environment{args: []string{"admin", "resetmfa", "--email", strings.ToUpper(email)},
+		getenv: func(k string) string { return s.env[k] }, stdout: &out, stderr: &out})
+	if code != 0 || !strings.Contains(out.String(), `"mfaEnabled":false`) {
+		t.Fatalf("admin resetmfa: exit %d\n%s", code, out.String())
+	}
+	if n := mfaFailuresOf(t, s, "admins", id); n != 0 {
+		t.Errorf("mfa_failures = %d after the command, want 0", n)
+	}
+	admin.c.call(http.MethodPost, "/v1/admins/read", nil, "Authorization", "jwt-admin "+admin.token).want(t, 401, "UNAUTHORIZED")
+	s.client().call(http.MethodPost, "/v1/admins/login", map[string]any{"email": email, "password": strongPassword}).want(t, 201, "")
+	var data string
+	if err := s.db().GetContext(t.Context(), &data, `SELECT data::text FROM security_events
+		WHERE owner_type = 'admin' AND owner_id = $1 AND type = 'mfa_reset'`, id); err != nil || !strings.Contains(data, `"by": "operator"`) {
+		t.Errorf("mfa_reset event data %s (%v), want by operator", data, err)
+	}
+	if code := run(context.Background(), &environment{args: []string{"admin", "resetmfa", "--email", "nobody@example.com"},
+		getenv: func(k string) string { return s.env[k] }, stdout: &out, stderr: &out}); code != 1 {
+		t.Errorf("unknown admin: exit %d, want 1", code)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/actionkit/actionkit/internal/faulttest"
 	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/internal/smtptest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 )
 
 // TestSecondFactorSlowDown: wrong codes count as failures of the account
@@ -169,7 +169,7 @@ func TestUnreadableTOTPSecret(t *testing.T) {
 
 	s.stop()
 	env["DATA_ENCRYPTION_KEY"] = strings.Repeat("ab", 32)
-	var out bytes.Buffer
+	var out syncbuf.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	code := run(ctx, &environment{args: []string{"api"}, getenv: func(k string) string { return env[k] }, stdout: &out, stderr: &out})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,6 +10,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/actionkit/actionkit/internal/pgtest"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -35,7 +35,7 @@ func TestMigrateCreatesTheDatabase(t *testing.T) {
 	env := testEnv(t)
 	env["DATABASE_URL"] = dsn
 	for i := 0; i < 2; i++ {
-		var out bytes.Buffer
+		var out syncbuf.Buffer
 		code := run(context.Background(), &environment{args: []string{"migrate"}, getenv: func(k string) string { return env[k] }, stdout: &out, stderr: &out})
 		if code != 0 || !strings.Contains(out.String(), "migrations applied") {
 			t.Fatalf("run %d: exit %d\n%s", i+1, code, out.String())

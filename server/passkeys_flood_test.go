@@ -9,14 +9,14 @@ import (
 
 // TestWebAuthnOptionsFlood: the passwordless login options and a second
 // step's options each write a challenge row; one client's calls of each
-// are bounded (AUTH_RATE_LIMIT_MAX × 10 per window, then 429 with
+// are bounded (AUTH_RATE_LIMIT_MAX × optionsFactor per window, then 429 with
 // Retry-After), so a flood from one address cannot grow the table past
 // that bound, while a user at another address still logs in with a
 // passkey and completes a second step with one.
 func TestWebAuthnOptionsFlood(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, passkeyEnv(t, "TRUST_PROXY=true", "AUTH_RATE_LIMIT_MAX=2", "AUTH_RATE_LIMIT_WINDOW=1h"), "api")
-	const bound = 2 * 10
+	const bound = 2 * optionsFactor
 	attacker := s.client()
 	u := register(t, s.client(), "web")
 	d := newDevice(virtualwebauthn.AuthenticatorOptions{})

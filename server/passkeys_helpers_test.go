@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -48,8 +51,36 @@ func newDevice(opts virtualwebauthn.AuthenticatorOptions) *device {
 	return &device{
 		rp:   virtualwebauthn.RelyingParty{ID: testRPID, Name: "actionkit", Origin: testOrigin},
 		auth: virtualwebauthn.NewAuthenticatorWithOptions(opts),
-		cred: virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2),
+		cred: newCredential(),
 	}
+}
+
+// newCredential returns a P-256 credential of the software authenticator
+// whose public key it encodes as COSE requires. virtualwebauthn writes the
+// key's coordinates with big.Int.Bytes, which drops leading zero bytes, so
+// about one key in 128 (a coordinate below 2^248) would come out shorter
+// than 32 bytes, and the WebAuthn library rightly refuses it ("EC2 key x
+// or y coordinate has invalid length"): a registration failing at random.
+// Such keys are passed over; real authenticators write both coordinates
+// in full.
+func newCredential() virtualwebauthn.Credential {
+	for {
+		c := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+		if fullWidthKey(c) {
+			return c
+		}
+	}
+}
+
+// fullWidthKey reports whether both coordinates of c's P-256 public key
+// take 32 bytes without leading zeros.
+func fullWidthKey(c virtualwebauthn.Credential) bool {
+	k, err := x509.ParsePKCS8PrivateKey(c.Key.Data)
+	if err != nil {
+		panic(fmt.Sprintf("virtualwebauthn key: %v", err))
+	}
+	pub := k.(*ecdsa.PrivateKey).PublicKey
+	return len(pub.X.Bytes()) == 32 && len(pub.Y.Bytes()) == 32
 }
 
 // create answers creation options (the bare object) with the JSON of a

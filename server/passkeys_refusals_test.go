@@ -61,7 +61,7 @@ func TestPasskeyLoginRefusals(t *testing.T) {
 		{"no user handle", variant(func(v *device) { v.auth.Options.UserHandle = nil }).get2(t)},
 		{"unknown credential", newDevice(virtualwebauthn.AuthenticatorOptions{UserHandle: d.auth.Options.UserHandle}).get2(t)},
 		{"another key under the credential's id", variant(func(v *device) {
-			v.cred = virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+			v.cred = newCredential()
 			v.cred.ID = d.cred.ID
 		}).get2(t)},
 	}

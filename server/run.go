@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -28,6 +29,11 @@ type environment struct {
 	socketSweep time.Duration
 	// now, when set, is the process's clock (tests move time with it).
 	now func() time.Time
+	// webhookPoll, when not zero, replaces how often a worker looks for
+	// due webhook deliveries; webhookLookup, when set, resolves the hosts
+	// of webhooks (tests answer what they need).
+	webhookPoll   time.Duration
+	webhookLookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 const usage = `usage: server [command]
@@ -40,6 +46,8 @@ commands:
   migrate         apply pending database migrations and exit
   admin create --email E --password P
                   create an admin account
+  admin resetmfa --email E
+                  remove an admin's second factors and end its sessions
   help            show this text
 
 Every role applies pending migrations at start. Configuration comes from
@@ -90,6 +98,10 @@ func run(ctx context.Context, env *environment) int {
 	}
 	defer a.close()
 	a.socketSweep = env.socketSweep
+	a.webhookPoll = env.webhookPoll
+	if env.webhookLookup != nil {
+		a.webhooks.Guard.Lookup = env.webhookLookup
+	}
 	if cmd == "migrate" {
 		log.Info("migrations applied")
 		return 0

@@ -66,8 +66,8 @@ type rooms struct {
 	credentials *accounts.Credentials
 	factors     *accounts.SecondFactors
 	passkeys    *accounts.Passkeys
-	// management is what admins do to the kind's accounts (used for
-	// users only).
+	// management is what admins do to users' accounts, and the
+	// operator's admin resetmfa to an admin's.
 	management *accounts.Management
 }
 
@@ -187,6 +187,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})
 	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
 	a.registerAdminUserActions(fw, users)
+	a.registerWebhookActions(fw)
 	// The mail flows are for users only.
 	creds := a.userRooms.credentials
 	framework.Register(fw, &v1.RequestPasswordReset{Credentials: creds})

@@ -23,7 +23,7 @@
 //	/demo/account.js, /demo/secondstep.js, /demo/twofactor.js, /demo/reauth.js
 //	                  its account panels, a login's second step, the
 //	                  two-factor panel and the re-authentication prompt
-//	/admin            the admin console (with /admin/admin.js, /admin/admin.css)
+//	/admin            the admin console (with /admin/admin.js, /admin/webhooks.js, /admin/admin.css)
 //
 // Every asset is answered with its media type, a strong ETag (304 on a
 // matching If-None-Match), a Cache-Control with a short lifetime

@@ -73,6 +73,7 @@ func TestPaths(t *testing.T) {
 		"/admin":                               "text/html; charset=utf-8",
 		"/admin/admin.css":                     "text/css; charset=utf-8",
 		"/admin/admin.js":                      "text/javascript; charset=utf-8",
+		"/admin/webhooks.js":                   "text/javascript; charset=utf-8",
 	}
 	got := map[string]string{}
 	for _, a := range all() {

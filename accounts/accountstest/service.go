@@ -22,7 +22,7 @@ const Password = "Correct-horse-battery-9"
 type Service struct {
 	*accounts.Service
 	// The types built on the engine, wired to it as the server wires
-	// them (Management for users only, as admins manage users).
+	// them.
 	Credentials   *accounts.Credentials
 	SecondFactors *accounts.SecondFactors
 	PasskeyFlows  *accounts.Passkeys

@@ -41,6 +41,11 @@ func (rp *report) readTargets() [][]string {
 	} else {
 		rows = append(rows, []string{"read at 64 against session", "session not measured", "**no**"})
 	}
+	if sb := rp.baseline("session", targetLevel); sb != nil && sb.Latency.P99 > 0 {
+		p99 := r.Latency.P99 / sb.Latency.P99
+		add("read at 64: p99 ≤ 1.5 × session's p99", fmt.Sprintf("%.2f × (%s vs %s)", p99, fmtMs(r.Latency.P99),
+			fmtMs(sb.Latency.P99)), p99 <= 1.5)
+	}
 	if q, on, off, ok := limiterRatio(rp.runs); ok {
 		add("read, limiter on / off ≥ 0.95", fmt.Sprintf("%.2f (%s vs %s req/s)", q, fmtRate(on), fmtRate(off)), q >= 0.95)
 	} else {

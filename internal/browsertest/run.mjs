@@ -30,9 +30,10 @@ import { scenarios as twoFactorScenarios } from "./scenarios/twofactor.mjs";
 import { scenarios as passkeyScenarios } from "./scenarios/passkeys.mjs";
 import { scenarios as oidcScenarios } from "./scenarios/oidc.mjs";
 import { scenarios as staticScenarios } from "./scenarios/static.mjs";
+import { scenarios as webhookScenarios } from "./scenarios/webhooks.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios, ...webhookScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

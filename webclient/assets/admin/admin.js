@@ -8,12 +8,14 @@
 // changes the server holds sensitive (delete, revokesessions, resetmfa)
 // ask the admin to confirm with a recent log-in when it answers
 // ADMIN_FORBIDDEN_REAUTHENTICATION_REQUIRED, in the demo's prompt
-// (/demo/reauth.js), and are then retried.
+// (/demo/reauth.js), and are then retried. The Webhooks section
+// (webhooks.js) lists the webhooks and their deliveries.
 
 import { createClient, MfaRequired } from "/client/actionkit.js";
 import { $, el, text, alert, describe, clock, date, fill, setState } from "/demo/view.js";
 import { SecondStep } from "/demo/secondstep.js";
 import { reauthPrompt } from "/demo/reauth.js";
+import { webhooksSection } from "/admin/webhooks.js";
 
 const client = createClient({ owner: "admin" });
 globalThis.actionkitAdmin = client; // for the browser console (and the browser tests)
@@ -186,6 +188,7 @@ function showIn() {
   if (document.body.dataset.state === "in") return;
   setState("in");
   search(false);
+  hooks.load();
 }
 
 function showOut() {
@@ -194,9 +197,11 @@ function showOut() {
   $("detail").hidden = true;
   current = null;
   users.list = [];
+  hooks.clear();
 }
 
 const prompt = reauthPrompt(client);
+const hooks = webhooksSection(client, prompt);
 const secondStep = new SecondStep(client, {
   back: (message) => {
     $("auth-form").hidden = false;
