@@ -22,7 +22,7 @@ async function requestReset(page, email) {
   await page.click("#forgot-open");
   await page.fill("#forgot-email", email);
   await page.click("#forgot-submit");
-  await page.waitForFunction(() => !document.getElementById("forgot-result").hidden || !document.getElementById("forgot-error").hidden);
+  await page.waitForFunction(() => document.getElementById("forgot-result")?.hidden === false || document.getElementById("forgot-error")?.hidden === false);
   const shown = await page.evaluate(() => ({
     result: document.getElementById("forgot-result").textContent,
     error: document.getElementById("forgot-error").hidden ? "" : document.getElementById("forgot-error").textContent,
@@ -52,23 +52,23 @@ export const scenarios = {
       `the answers for a known and an unknown address differ: ${JSON.stringify({ known, unknown })}`);
     const { link } = await h.checkpoint("requested", { email, userId });
     await page.goto(link);
-    await page.waitForFunction(() => !document.getElementById("reset-form").hidden);
+    await page.waitForFunction(() => document.getElementById("reset-form")?.hidden === false);
     const hashLeft = await page.evaluate(() => location.hash);
     await page.fill("#reset-password", "weak");
     await page.click("#reset-submit");
-    await page.waitForFunction(() => !document.getElementById("reset-error").hidden);
+    await page.waitForFunction(() => document.getElementById("reset-error")?.hidden === false);
     const weak = await page.evaluate(() => document.getElementById("reset-error").textContent);
     await page.fill("#reset-password", NEW_PASSWORD);
     await page.click("#reset-submit");
-    await page.waitForFunction(() => document.getElementById("link-result").dataset.state === "reset");
+    await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "reset");
     const reset = await linkCard(page);
     await h.login(page, email, NEW_PASSWORD);
     // The link is single use.
     await page.goto(link);
-    await page.waitForFunction(() => !document.getElementById("reset-form").hidden);
+    await page.waitForFunction(() => document.getElementById("reset-form")?.hidden === false);
     await page.fill("#reset-password", "Another-Password-88");
     await page.click("#reset-submit");
-    await page.waitForFunction(() => document.getElementById("link-result").dataset.state === "failed");
+    await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "failed");
     const reused = await linkCard(page);
     h.result("forgot", { email, userId, confirmation: known.result, hashLeft, weak, reset, reused, state: await page.evaluate(() => document.body?.dataset.state) });
   },
@@ -83,18 +83,18 @@ export const scenarios = {
     const phone = await other.open();
     await other.settled(phone);
     await other.login(phone, email);
-    await phone.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
+    await phone.waitForFunction(() => document.getElementById("feed-status")?.dataset.live === "yes");
     const sid = await page.evaluate(() => globalThis.actionkit.sessionId);
     await page.fill("#current-password", "Wrong-Password-000");
     await page.fill("#new-password", NEW_PASSWORD);
     await page.click("#password-submit");
-    await page.waitForFunction(() => !document.getElementById("password-error").hidden);
+    await page.waitForFunction(() => document.getElementById("password-error")?.hidden === false);
     const wrong = await page.evaluate(() => document.getElementById("password-error").textContent);
     await page.fill("#current-password", "Correct-Horse-42-battery");
     await page.fill("#new-password", NEW_PASSWORD);
     const start = Date.now();
     await page.click("#password-submit");
-    await page.waitForFunction(() => document.getElementById("password-form").dataset.changed === "1");
+    await page.waitForFunction(() => document.getElementById("password-form")?.dataset.changed === "1");
     const otherOutMs = await loggedOutWithin(phone, start);
     const after = await page.evaluate(async () => ({
       state: document.body?.dataset.state,
@@ -102,7 +102,7 @@ export const scenarios = {
       sid: globalThis.actionkit.sessionId,
       read: (await globalThis.actionkit.api("/v1/users/read")).user.id,
     }));
-    await page.waitForFunction(() => document.getElementById("device-list").dataset.count === "1");
+    await page.waitForFunction(() => document.getElementById("device-list")?.dataset.count === "1");
     await page.reload();
     await page.waitForFunction(inside);
     h.result("changepassword", { email, userId, wrong, otherOutMs, sidBefore: sid, ...after,
@@ -118,11 +118,11 @@ export const scenarios = {
     const before = await page.evaluate(() => document.getElementById("profile-verified").dataset.verified);
     const { link } = await h.checkpoint("registered", { email, userId });
     await page.goto(link);
-    await page.waitForFunction(() => document.getElementById("link-result").dataset.state === "verified");
-    await page.waitForFunction(() => document.getElementById("profile-verified").dataset.verified === "true");
+    await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "verified");
+    await page.waitForFunction(() => document.getElementById("profile-verified")?.dataset.verified === "true");
     const verified = { ...(await linkCard(page)), hashLeft: await page.evaluate(() => location.hash) };
     await page.goto(`${h.base}/demo#verify=${"0".repeat(64)}`);
-    await page.waitForFunction(() => document.getElementById("link-result").dataset.state === "failed");
+    await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "failed");
     const bad = await linkCard(page);
     h.result("verify", { email, userId, before, verified, bad });
   },
@@ -137,9 +137,9 @@ export const scenarios = {
     const phone = await other.open();
     await other.settled(phone);
     await other.login(phone, email);
-    await phone.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
+    await phone.waitForFunction(() => document.getElementById("feed-status")?.dataset.live === "yes");
     await page.reload();
-    await page.waitForFunction(() => document.getElementById("device-list").dataset.count === "2");
+    await page.waitForFunction(() => document.getElementById("device-list")?.dataset.count === "2");
     const listed = await page.evaluate(() => [...document.querySelectorAll("#device-list li")].map((li) => ({
       id: li.dataset.sessionId, current: li.dataset.current === "true", text: li.textContent,
     })));
@@ -147,7 +147,7 @@ export const scenarios = {
     const start = Date.now();
     await page.click(`#device-list li[data-session-id="${phoneSid}"] button`);
     const otherOutMs = await loggedOutWithin(phone, start);
-    await page.waitForFunction(() => document.getElementById("device-list").dataset.count === "1");
+    await page.waitForFunction(() => document.getElementById("device-list")?.dataset.count === "1");
     const stays = await page.evaluate(() => ({ state: document.body?.dataset.state, sid: globalThis.actionkit.sessionId }));
     h.result("devices", { email, userId, listed, phoneSid, otherOutMs, ...stays });
   },

@@ -17,7 +17,7 @@ const live = () => document.getElementById("feed-status").dataset.live === "yes"
  * the user again with the status want. */
 async function act(admin, id, want) {
   await admin.click(`#${id}`);
-  await admin.waitForFunction((w) => document.getElementById("detail").dataset.status === w
+  await admin.waitForFunction((w) => document.getElementById("detail")?.dataset.status === w
     && !document.getElementById("detail-result").hidden, want);
 }
 
@@ -45,7 +45,7 @@ export const scenarios = {
     await admin.waitForFunction((id) => document.querySelector(`#user-list li[data-user-id="${id}"]`), userId);
     const found = await admin.evaluate(() => document.getElementById("user-list").dataset.count);
     await admin.click(`#user-list li[data-user-id="${userId}"] button`);
-    await admin.waitForFunction(() => document.getElementById("detail").dataset.state === "ok");
+    await admin.waitForFunction(() => document.getElementById("detail")?.dataset.state === "ok");
     const opened = await admin.evaluate(() => ({
       sessions: document.getElementById("d-sessions").dataset.count,
       status: document.getElementById("detail").dataset.status,
@@ -66,16 +66,16 @@ export const scenarios = {
     // for the password first, then goes ahead.
     await h.checkpoint("age", { userId });
     await admin.click("#revoke-sessions");
-    await admin.waitForFunction(() => document.getElementById("reauth").open);
+    await admin.waitForFunction(() => document.getElementById("reauth")?.open);
     const reauth = { methods: await admin.evaluate(() => document.getElementById("reauth").dataset.methods) };
     await admin.fill("#reauth-secret", "Not-the-password-1");
     await admin.click("#reauth-submit");
-    await admin.waitForFunction(() => !document.getElementById("reauth-error").hidden);
+    await admin.waitForFunction(() => document.getElementById("reauth-error")?.hidden === false);
     reauth.refused = await admin.textContent("#reauth-error");
     await admin.fill("#reauth-secret", adminPassword);
     start = Date.now();
     await admin.click("#reauth-submit");
-    await admin.waitForFunction(() => document.getElementById("detail").dataset.status === "active"
+    await admin.waitForFunction(() => document.getElementById("detail")?.dataset.status === "active"
       && !document.getElementById("detail-result").hidden);
     reauth.closed = await admin.evaluate(() => !document.getElementById("reauth").open);
     await userPage.waitForFunction(out, null, { timeout: 20_000 });

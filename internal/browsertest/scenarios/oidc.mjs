@@ -63,7 +63,7 @@ async function throughProvider(h, page, sub, go) {
 async function identities(page, count) {
   await page.waitForFunction((n) => {
     const panel = document.getElementById("identities");
-    return !panel.hidden && panel.dataset.state === "ok" && panel.dataset.count === String(n);
+    return panel?.hidden === false && panel.dataset.state === "ok" && panel.dataset.count === String(n);
   }, count, LONG);
   return page.evaluate(() => ({
     providers: [...document.querySelectorAll("#identity-list li[data-identity-id]")].map((li) => li.dataset.provider),
@@ -75,7 +75,7 @@ async function identities(page, count) {
 /** Clicks sel and waits for the refusal shown in the alert #id; returns its code and words. */
 async function refused(page, sel, id) {
   await page.click(sel);
-  await page.waitForFunction((i) => !document.getElementById(i).hidden && document.getElementById(i).dataset.code, id, LONG);
+  await page.waitForFunction((i) => document.getElementById(i)?.hidden === false && document.getElementById(i)?.dataset.code, id, LONG);
   return page.evaluate((i) => ({ code: document.getElementById(i).dataset.code, text: document.getElementById(i).textContent }), id);
 }
 
@@ -84,7 +84,7 @@ async function refused(page, sel, id) {
 async function cancelled(h, page) {
   await page.waitForSelector("#provider-list button[data-provider=idp]", LONG);
   const { answered, landing } = await throughProvider(h, page, null, () => page.click("#provider-list button[data-provider=idp]"));
-  await page.waitForFunction(() => !document.getElementById("auth-error").hidden, null, LONG);
+  await page.waitForFunction(() => document.getElementById("auth-error")?.hidden === false, null, LONG);
   return page.evaluate(({ answered, landing }) => ({
     pages: answered, fragment: new URL(landing).hash, hash: location.hash, state: document.body?.dataset.state,
     code: document.getElementById("auth-error").dataset.code, text: document.getElementById("auth-error").textContent,
@@ -107,7 +107,7 @@ async function signIn(h, page, sub) {
  * with #linked=trusted. */
 async function connect(h, page, sub) {
   const { answered, landing } = await throughProvider(h, page, sub, () => page.click("#link-buttons button[data-provider=trusted]"));
-  await page.waitForFunction(() => document.getElementById("id-result").dataset.provider === "trusted", null, LONG);
+  await page.waitForFunction(() => document.getElementById("id-result")?.dataset.provider === "trusted", null, LONG);
   const shown = await identities(page, 2);
   return {
     pages: answered, fragment: new URL(landing).hash, ...shown,
@@ -120,8 +120,8 @@ async function connect(h, page, sub) {
  * the dialog asks; returns what the dialog offered (null if it did not). */
 async function disconnect(page, provider, left) {
   await page.click(`#identity-list li[data-provider=${provider}] button`);
-  await page.waitForFunction((n) => document.getElementById("reauth").open
-    || document.getElementById("identities").dataset.count === String(n), left, LONG);
+  await page.waitForFunction((n) => document.getElementById("reauth")?.open
+    || document.getElementById("identities")?.dataset.count === String(n), left, LONG);
   let dialog = null;
   if (await page.evaluate(() => document.getElementById("reauth").open)) {
     dialog = await page.evaluate(() => ({ methods: document.getElementById("reauth").dataset.methods, chosen: document.getElementById("reauth-method").value }));
@@ -142,7 +142,7 @@ async function signInWithSecondStep(h, page, key, sub) {
   await autofillWaiting(page, before);
   await key.presence(true);
   const { answered, landing } = await throughProvider(h, page, sub, () => page.click("#provider-list button[data-provider=trusted]"));
-  await page.waitForFunction(() => !document.getElementById("mfa-form").hidden && !document.getElementById("mfa-passkey").hidden, null, LONG);
+  await page.waitForFunction(() => document.getElementById("mfa-form")?.hidden === false && document.getElementById("mfa-passkey")?.hidden === false, null, LONG);
   const step = await page.evaluate(() => ({ methods: document.getElementById("mfa-form").dataset.methods, token: globalThis.actionkit.token,
     hash: location.hash, oidc: document.getElementById("auth").dataset.oidc }));
   await page.click("#mfa-passkey");

@@ -14,7 +14,7 @@ export const scenarios = {
     await h.checkpoint("stop", { email }); // the test stops PostgreSQL
 
     const second = await h.open("/demo");
-    await second.waitForFunction(() => document.getElementById("feed-status").dataset.refused === "SERVICE_UNAVAILABLE");
+    await second.waitForFunction(() => document.getElementById("feed-status")?.dataset.refused === "SERVICE_UNAVAILABLE");
     const refused = await second.evaluate(() => document.getElementById("feed-status").textContent);
     await h.checkpoint("start", {}); // the test starts PostgreSQL again
     const start = Date.now();

@@ -108,10 +108,10 @@ export async function logout(page) {
 
 /** Adds a passkey named name from the panel; returns what the list shows. */
 export async function addPasskey(page, name, count) {
-  await page.waitForFunction(() => document.getElementById("passkeys").dataset.state === "ok", null, LONG);
+  await page.waitForFunction(() => document.getElementById("passkeys")?.dataset.state === "ok", null, LONG);
   await page.fill("#pk-name", name);
   await page.click("#pk-add");
-  await page.waitForFunction((n) => document.getElementById("passkeys").dataset.count === String(n), count, LONG);
+  await page.waitForFunction((n) => document.getElementById("passkeys")?.dataset.count === String(n), count, LONG);
   return page.evaluate(() => ({
     names: [...document.querySelectorAll("#passkey-list li[data-passkey-id]")].map((li) => li.dataset.name),
     meta: document.querySelector("#passkey-list li[data-passkey-id] .meta")?.textContent,
@@ -138,7 +138,7 @@ async function passwordThenPasskey(h, page, key, email) {
   await page.fill("#email", email);
   await page.fill("#password", "Correct-Horse-42-battery");
   await page.click("#submit");
-  await page.waitForFunction(() => !document.getElementById("mfa-form").hidden && !document.getElementById("mfa-passkey").hidden, null, LONG);
+  await page.waitForFunction(() => document.getElementById("mfa-form")?.hidden === false && document.getElementById("mfa-passkey")?.hidden === false, null, LONG);
   await shot(h, page, "#auth", "passkeys-second-step.png");
   const step = await page.evaluate(() => ({
     methods: document.getElementById("mfa-form").dataset.methods,
@@ -179,7 +179,7 @@ async function byButton(page, key) {
 async function removeAfterReauth(h, page, userId) {
   await h.checkpoint("age", { userId });
   await page.click("#passkey-list li[data-passkey-id] button[data-action=remove]");
-  await page.waitForFunction(() => document.getElementById("reauth").open, null, LONG);
+  await page.waitForFunction(() => document.getElementById("reauth")?.open, null, LONG);
   const offered = await page.evaluate(() => ({
     methods: document.getElementById("reauth").dataset.methods,
     chosen: document.getElementById("reauth-method").value,
@@ -187,7 +187,7 @@ async function removeAfterReauth(h, page, userId) {
   }));
   await shot(h, page, "#reauth", "passkeys-reauth.png");
   await page.click("#reauth-submit");
-  await page.waitForFunction(() => document.getElementById("passkeys").dataset.count === "0", null, LONG);
+  await page.waitForFunction(() => document.getElementById("passkeys")?.dataset.count === "0", null, LONG);
   return {
     ...offered,
     closed: await page.evaluate(() => !document.getElementById("reauth").open),

@@ -100,7 +100,7 @@ export const scenarios = {
     for (const order of ["unforced", "socket-first", "read-first"]) {
       reads.hold = order !== "unforced";
       const { userId } = await h.register(page, `Round ${order}`);
-      await page.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
+      await page.waitForFunction(() => document.getElementById("feed-status")?.dataset.live === "yes");
       if (reads.hold) await h.until("the profile read held", () => reads.held.length === 1);
       frames.hold = order === "read-first";
       const before = h.refreshes.length;

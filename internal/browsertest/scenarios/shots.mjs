@@ -29,7 +29,7 @@ export const scenarios = {
     await page.fill("#email", "ada@example.com");
     await page.fill("#password", "Correct-Horse-42-battery");
     await page.click("#submit");
-    await page.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes");
+    await page.waitForFunction(() => document.getElementById("feed-status")?.dataset.live === "yes");
     for (const title of POSTS) {
       await page.fill("#post-title", title);
       await page.click("#publish-now");
@@ -40,7 +40,7 @@ export const scenarios = {
     await page.waitForSelector("#drafts li[data-post-id]");
     // Show a refresh in the session card, as a person would see one.
     await page.click("#refresh-now");
-    await page.waitForFunction(() => document.getElementById("token-refreshed").dataset.source === "refresh");
+    await page.waitForFunction(() => document.getElementById("token-refreshed")?.dataset.source === "refresh");
     await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
     await page.mouse.move(0, 0); // no hover highlight in the pictures
 

@@ -13,7 +13,7 @@ import jsQR from "jsqr";
 const inside = () => document.body?.dataset.state === "in";
 const out = () => document.body?.dataset.state === "out";
 /** Waits until the two-factor panel shows state. */
-const panel = (page, state) => page.waitForFunction((s) => document.getElementById("two-factor").dataset.state === s, state, LONG);
+const panel = (page, state) => page.waitForFunction((s) => document.getElementById("two-factor")?.dataset.state === s, state, LONG);
 const LONG = { timeout: 20_000 };
 
 /** Reads the page's QR image through a canvas and decodes it in Node. */
@@ -49,7 +49,7 @@ async function firstStep(page, email) {
   await page.fill("#email", email);
   await page.fill("#password", "Correct-Horse-42-battery");
   await page.click("#submit");
-  await page.waitForFunction(() => !document.getElementById("mfa-form").hidden, null, LONG);
+  await page.waitForFunction(() => document.getElementById("mfa-form")?.hidden === false, null, LONG);
   return page.evaluate(() => ({
     methods: document.getElementById("mfa-form").dataset.methods,
     state: document.body?.dataset.state,
@@ -63,7 +63,7 @@ async function secondStep(page, code, email) {
   await page.click("#mfa-submit");
   await page.waitForFunction((e) => document.body?.dataset.state === "in"
     && document.getElementById("profile-email").textContent === e, email, LONG);
-  await page.waitForFunction(() => document.getElementById("tf-status").dataset.enabled !== undefined
+  await page.waitForFunction(() => document.getElementById("tf-status")?.dataset.enabled !== undefined
     && document.getElementById("two-factor").dataset.state === "on", null, LONG);
   return page.evaluate(() => ({
     remaining: Number(document.getElementById("tf-status").dataset.remaining),
@@ -109,14 +109,14 @@ async function enroll(h, page, email, userId) {
 async function reauthenticate(h, page, email, userId, secret) {
   const { code, wrong } = await h.checkpoint("age", { email, userId, secret, purpose: "reauthenticate" });
   await page.click("#tf-regenerate");
-  await page.waitForFunction(() => document.getElementById("reauth").open, null, LONG);
+  await page.waitForFunction(() => document.getElementById("reauth")?.open, null, LONG);
   const offered = await page.evaluate(() => ({
     methods: document.getElementById("reauth").dataset.methods,
     chosen: document.getElementById("reauth-method").value,
   }));
   await page.fill("#reauth-secret", wrong);
   await page.click("#reauth-submit");
-  await page.waitForFunction(() => document.getElementById("reauth").open && !document.getElementById("reauth-error").hidden, null, LONG);
+  await page.waitForFunction(() => document.getElementById("reauth")?.open && document.getElementById("reauth-error")?.hidden === false, null, LONG);
   const refused = await page.textContent("#reauth-error");
   await shot(h, page, "#reauth", "twofactor-reauth.png");
   await page.fill("#reauth-secret", code);
@@ -134,7 +134,7 @@ async function reauthenticate(h, page, email, userId, secret) {
  * logs in again. */
 async function adminReset(h, page, email, userId, codes) {
   const { adminEmail, adminPassword } = await h.checkpoint("admin", { email, userId, ...codes });
-  await page.waitForFunction(() => document.getElementById("feed-status").dataset.live === "yes", null, LONG);
+  await page.waitForFunction(() => document.getElementById("feed-status")?.dataset.live === "yes", null, LONG);
   const desk = await h.device();
   const admin = await desk.open("/admin");
   await desk.settled(admin);
@@ -146,11 +146,11 @@ async function adminReset(h, page, email, userId, codes) {
   await admin.click("#search");
   await admin.waitForFunction((id) => document.querySelector(`#user-list li[data-user-id="${id}"]`), userId, LONG);
   await admin.click(`#user-list li[data-user-id="${userId}"] button`);
-  await admin.waitForFunction(() => document.getElementById("detail").dataset.state === "ok", null, LONG);
+  await admin.waitForFunction(() => document.getElementById("detail")?.dataset.state === "ok", null, LONG);
   const before = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled, button: !document.getElementById("reset-mfa").hidden }));
   const start = Date.now();
   await admin.click("#reset-mfa");
-  await admin.waitForFunction(() => !document.getElementById("detail-result").hidden
+  await admin.waitForFunction(() => document.getElementById("detail-result")?.hidden === false
     && document.getElementById("d-mfa").dataset.enabled === "false", null, LONG);
   const after = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled,
     button: !document.getElementById("reset-mfa").hidden, result: document.getElementById("detail-result").textContent }));
@@ -182,7 +182,7 @@ export const scenarios = {
     sent = h.refreshes.length;
     const again = await firstStep(page, email);
     await page.click("#mfa-switch");
-    await page.waitForFunction(() => document.getElementById("mfa-form").dataset.method === "recovery_code");
+    await page.waitForFunction(() => document.getElementById("mfa-form")?.dataset.method === "recovery_code");
     const withRecovery = { first: again, ...(await secondStep(page, enrolled.codes[0].toLowerCase(), email)),
       refreshes: h.refreshes.length - sent };
 

@@ -24,13 +24,13 @@ export const scenarios = {
     await admin.fill("#password", adminPassword);
     await admin.click("#submit");
     await admin.waitForFunction(() => document.body.dataset.state === "in");
-    await admin.waitForFunction(() => document.getElementById("webhook-list").dataset.count === "0");
+    await admin.waitForFunction(() => document.getElementById("webhook-list")?.dataset.count === "0");
 
     await admin.fill("#webhook-url", receiverURL);
     await admin.fill("#webhook-events", "register, login");
     await admin.fill("#webhook-description", "CRM sync");
     await admin.click("#webhook-create");
-    await admin.waitForFunction(() => document.getElementById("webhook-list").dataset.count === "1");
+    await admin.waitForFunction(() => document.getElementById("webhook-list")?.dataset.count === "1");
     const secret = await admin.textContent("#webhook-secret");
     const webhookId = await admin.evaluate(() => document.querySelector("#webhook-list li[data-webhook-id]").dataset.webhookId);
 
@@ -45,10 +45,10 @@ export const scenarios = {
     // asks for the password, then goes ahead.
     await h.checkpoint("age", { userId });
     await admin.click('#delivery-list li[data-delivery-id] button[data-role="redeliver"]');
-    await admin.waitForFunction(() => document.getElementById("reauth").open);
+    await admin.waitForFunction(() => document.getElementById("reauth")?.open);
     await admin.fill("#reauth-secret", adminPassword);
     await admin.click("#reauth-submit");
-    await admin.waitForFunction(() => !document.getElementById("reauth").open);
+    await admin.waitForFunction(() => !document.getElementById("reauth")?.open);
     await admin.waitForFunction(() => document.querySelector('#delivery-list li[data-status="delivered"]'),
       null, { timeout: 20_000 });
     const delivered = await deliveries(admin);
