@@ -141,21 +141,38 @@ func (l *Limiter) Close() {
 // reports whether it is within limit. Windows shorter than a millisecond are
 // treated as one millisecond.
 func (l *Limiter) Allow(ctx context.Context, key string, limit int, window time.Duration) Decision {
+	c := l.count(ctx, key, window, l.redisHit, l.local.hit)
+	return decide(c.hits, limit, c.untilReset, c.degraded)
+}
+
+// windowCount is a window's count of hits as Allow or Peek read it.
+type windowCount struct {
+	hits       int64
+	untilReset time.Duration
+	degraded   bool // counted in this process while Redis is unavailable
+}
+
+// count reads the window of key through Redis with remote, or, while Redis
+// is unavailable (or there is none), through this process's counts with
+// local; a Redis failure marks it unavailable for a while.
+func (l *Limiter) count(ctx context.Context, key string, window time.Duration,
+	remote func(context.Context, string, time.Duration) (int64, time.Duration, error),
+	local func(string, time.Duration, int64) (int64, int64)) windowCount {
 	key = capKey(key)
 	window = max(window, time.Millisecond).Round(time.Millisecond)
 	now := l.now().UnixNano()
 	if l.pool != nil && l.shouldTryRedis(now) {
-		count, ttl, err := l.redisHit(ctx, key, window)
+		hits, ttl, err := remote(ctx, key, window)
 		if err == nil {
 			l.markHealthy()
-			return decide(count, limit, ttl, false)
+			return windowCount{hits: hits, untilReset: ttl}
 		}
 		if ctx.Err() == nil {
 			l.markFailed(now, err)
 		}
 	}
-	count, reset := l.local.hit(key, window, now)
-	return decide(count, limit, time.Duration(reset-now), l.pool != nil)
+	hits, reset := local(key, window, now)
+	return windowCount{hits: hits, untilReset: time.Duration(reset - now), degraded: l.pool != nil}
 }
 
 // decide turns a window count into a Decision.

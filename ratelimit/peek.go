@@ -20,21 +20,8 @@ return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])
 // costly part. Its Decision is Allow's for that next hit, except that
 // Remaining is how many hits the window still allows (that one included).
 func (l *Limiter) Peek(ctx context.Context, key string, limit int, window time.Duration) Decision {
-	key = capKey(key)
-	window = max(window, time.Millisecond).Round(time.Millisecond)
-	now := l.now().UnixNano()
-	if l.pool != nil && l.shouldTryRedis(now) {
-		count, ttl, err := l.redisPeek(ctx, key, window)
-		if err == nil {
-			l.markHealthy()
-			return peekDecision(count, limit, ttl, window, false)
-		}
-		if ctx.Err() == nil {
-			l.markFailed(now, err)
-		}
-	}
-	count, reset := l.local.peek(key, window, now)
-	return peekDecision(count, limit, time.Duration(reset-now), window, l.pool != nil)
+	c := l.count(ctx, key, window, l.redisPeek, l.local.peek)
+	return peekDecision(c.hits, limit, c.untilReset, window, c.degraded)
 }
 
 // peekDecision is the Decision for a next hit on a window holding count
