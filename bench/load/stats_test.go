@@ -17,13 +17,16 @@ func durations(ns ...int) []time.Duration {
 
 // TestSummarize: the extremes and the mean are exact, the percentiles
 // vegeta's estimates, within half a percent of the value on a uniform
-// spread of 1,000 values (the ranks 500, 900 and 990 of 1..1000 ms).
+// spread of 1,000 values (the ranks 500, 900 and 990 of 1..1000 ms). The
+// values arrive shuffled in a fixed order: the t-digest's estimate depends
+// on the order, and about 2% of random orders put p50 0.5-0.9% off.
 func TestSummarize(t *testing.T) {
 	samples := make([]time.Duration, 1000)
 	for i := range samples {
 		samples[i] = time.Duration(i+1) * time.Millisecond
 	}
-	rand.Shuffle(len(samples), func(i, j int) { samples[i], samples[j] = samples[j], samples[i] })
+	order := rand.New(rand.NewPCG(1, 2))
+	order.Shuffle(len(samples), func(i, j int) { samples[i], samples[j] = samples[j], samples[i] })
 	got := summarize(samples)
 	if got.Count != 1000 || got.Min != 1 || got.Max != 1000 || got.Mean != 500.5 {
 		t.Errorf("summarize = %+v, want count 1000, min 1, max 1000, mean 500.5", got)
