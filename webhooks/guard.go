@@ -33,11 +33,17 @@ var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("2001::/32"),
 	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"),
 }
 
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour = netip.MustParsePrefix("2002::/16")
+	// globalV6 is the only IPv6 range assigned for global unicast: an
+	// IPv6 address outside it (IPv4-compatible ::/96, site-local
+	// fec0::/10, discard 100::/64, ...) is never public, whatever netip's
+	// predicates say of it.
+	globalV6 = netip.MustParsePrefix("2000::/3")
 )
 
 // Public reports whether a webhook may connect to addr: a global unicast
@@ -52,6 +58,9 @@ func Public(addr netip.Addr) bool {
 	}
 	if !addr.IsValid() || !addr.IsGlobalUnicast() || addr.IsPrivate() || addr.IsLoopback() ||
 		addr.IsLinkLocalUnicast() || addr.IsMulticast() || addr.IsUnspecified() {
+		return false
+	}
+	if addr.Is6() && !globalV6.Contains(addr) {
 		return false
 	}
 	for _, p := range refusedPrefixes {
@@ -128,6 +137,9 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || len(raw) > 2048 || u.Host == "" || u.Hostname() == "" || u.Fragment != "" || u.Opaque != "" {
 		return errors.New("must be an absolute URL of at most 2048 characters, without a fragment")
+	}
+	if u.User != nil { // a credential in the URL would be shown to every admin
+		return errors.New("must not carry a user name or password")
 	}
 	insecure := g.insecure(u.Hostname(), u.Port())
 	switch {

@@ -20,6 +20,7 @@ func TestPublicRefusesEveryNonPublicForm(t *testing.T) {
 		"::1", "::", "fe80::1", "fc00::1", "fd00:ec2::254", "ff02::1",
 		"::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "2002:7f00:1::1",
 		"64:ff9b:1::1", "2001:db8::1",
+		"::7f00:1", "::a9fe:a9fe", "fec0::1", "100::1", "3fff::1",
 	} {
 		if Public(netip.MustParseAddr(a)) {
 			t.Errorf("%s is public, want refused", a)
@@ -68,7 +69,7 @@ func TestCheckURL(t *testing.T) {
 		"https://inside.example.com/", "https://both.example.com/", "https://meta.example.com/",
 		"https://169.254.169.254/latest/meta-data", "https://127.0.0.1/", "https://[::1]/", "https://[::ffff:10.0.0.1]/",
 		"https://localhost.invalid/", "http://127.0.0.1:9998/hook", "https://hooks.example.com/#frag",
-		"https://hooks.example.com/" + strings.Repeat("a", 2048)}
+		"https://hooks.example.com/" + strings.Repeat("a", 2048), "https://user:secret@hooks.example.com/in"}
 	for _, u := range bad {
 		if err := g.CheckURL(t.Context(), u); err == nil {
 			t.Errorf("%s: accepted, want refused", u)
