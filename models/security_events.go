@@ -85,8 +85,13 @@ var eventQueries = struct{ insert, list, purge string }{
 		WHERE owner_type = $1 AND owner_id = $2
 		AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
 		ORDER BY created_at DESC, id DESC LIMIT $5`,
-	purge: `DELETE FROM security_events WHERE id IN (SELECT id FROM security_events
-		WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+	// An event whose webhook delivery is still pending is kept past the
+	// retention until the delivery ends: purging it would delete the
+	// delivery (ON DELETE CASCADE) before its retries ran out.
+	purge: `DELETE FROM security_events WHERE id IN (SELECT id FROM security_events e
+		WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+			WHERE d.event_id = e.id AND d.status = 'pending')
+		LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 }
 
 // EventStore reads and writes security_events. Its zero value sends plain

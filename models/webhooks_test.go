@@ -121,3 +121,32 @@ func TestClaimLeasesDueDeliveries(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeKeepsEventsWithPendingDeliveries: the purge of old security
+// events passes over an event whose webhook delivery is still pending (its
+// retries would be lost with it), and takes it once the delivery ended.
+func TestPurgeKeepsEventsWithPendingDeliveries(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx, hooks, events := testCtx(t), models.WebhookStore{}.Prepared(db), models.EventStore{}.Prepared(db)
+	insertWebhook(t, db, hooks, false, models.EventLogin)
+	for _, typ := range []string{models.EventLogin, models.EventLogout} {
+		ev := &models.SecurityEvent{OwnerType: "user", OwnerID: newID(t), Type: typ, CreatedAt: testNow()}
+		if err := events.Insert(ctx, db, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := testNow().Add(time.Hour)
+	if n, err := events.Purge(ctx, db, later, 10); err != nil || n != 1 {
+		t.Errorf("Purge with a pending delivery: %d, %v, want 1 (the logout only)", n, err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'failed'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := events.Purge(ctx, db, later, 10); err != nil || n != 1 {
+		t.Errorf("Purge once the delivery failed: %d, %v, want 1", n, err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM webhook_deliveries`); n != 0 {
+		t.Errorf("%d deliveries left after their event was purged, want 0", n)
+	}
+}
