@@ -67,33 +67,6 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 	s.bindToSession(sock, caller)
 	s.log.Debug("socket connected", "user", caller.ID, "socket", sock.Id())
 	next(nil)
-	s.awaitConnected(sock)
-}
-
-// connectSettle bounds how long a handshake waits for socket.io to finish
-// connecting its socket.
-const connectSettle = 5 * time.Second
-
-// awaitConnected returns once socket.io has finished connecting sock (or
-// given it up), after connectSettle at most. The middleware runs on the
-// goroutine that reads the connection, and socket.io (v3.0.6) connects the
-// socket on the socket's task queue: it sends the client CONNECT first and
-// registers the socket with its connection only after. A packet the client
-// sends as soon as it sees CONNECT (the join of a fresh socket) could be
-// read in between, be found to belong to no socket, and have the
-// connection closed ("transport close"). Holding the reader until then
-// closes that window; the queue runs its tasks in order, so one queued
-// behind the connecting runs once it is done.
-func (s *Server) awaitConnected(sock *socket.Socket) {
-	done := make(chan struct{})
-	sock.Enqueue(func() { close(done) })
-	t := time.NewTimer(connectSettle)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	case <-s.ctx.Done():
-	}
 }
 
 // refusal is the code a handshake is refused with, or "" when caller (the
