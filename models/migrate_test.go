@@ -22,7 +22,8 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
-var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp", "oidc_flows",
+var tables = []string{"account_tokens", "admin_sessions", "admins", "login_challenges", "mfa_recovery_codes", "mfa_totp",
+	"oauth_clients", "oauth_codes", "oauth_consents", "oauth_grants", "oauth_requests", "oidc_flows",
 	"posts", "security_events", "signing_keys", "user_identities", "user_sessions", "users", "webauthn_challenges",
 	"webauthn_credentials", "webauthn_user_handles", "webhook_deliveries", "webhooks"}
 

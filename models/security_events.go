@@ -46,6 +46,14 @@ const (
 	// EventPasskeyWarning records a use whose signature counter did not
 	// advance (a synced passkey, or a cloned authenticator).
 	EventPasskeyWarning = "passkey_warning"
+
+	// Applications signed in through actionkit as an OAuth provider.
+	EventOAuthAppConnected = "oauth_app_connected"
+	EventOAuthAppRevoked   = "oauth_app_revoked"
+	// The account's own changes (CONTRACT §23).
+	EventEmailChanged        = "email_changed"
+	EventEmailChangeReverted = "email_change_reverted"
+	EventUserUpdated         = "user_updated"
 )
 
 // SecurityEvent is a row of security_events: one change to an owner's

@@ -77,6 +77,8 @@ type config struct {
 	// SigningKeyRotation is the age at which a signing key is replaced;
 	// SigningKeyReload how often each instance reloads the keys.
 	SigningKeyRotation, SigningKeyReload time.Duration
+	// OAuth configures the OAuth provider and the MCP endpoint.
+	OAuth oauthConfig
 	// MFA configures the second factor (the key is DataKey's), and
 	// ReauthMaxAge how recent an authentication sensitive actions need.
 	MFA          accounts.MFASettings
@@ -125,7 +127,13 @@ func (c *config) publicOrigin() string {
 // loadConfig reads the configuration through getenv and reports every
 // invalid value at once.
 func loadConfig(getenv func(string) string) (*config, error) {
-	p := &envParser{getenv: getenv}
+	return loadConfigLookup(getenv, nil)
+}
+
+// loadConfigLookup is loadConfig with lookupenv telling a variable set to
+// "" (MCP_PATH= turns the MCP endpoint off) from an unset one.
+func loadConfigLookup(getenv func(string) string, lookupenv func(string) (string, bool)) (*config, error) {
+	p := &envParser{getenv: getenv, lookupenv: lookupenv}
 	c := &config{
 		Env:                 p.oneOf("APP_ENV", "development", "development", "test", "production"),
 		Port:                p.integer("PORT", 8000, 0, 65535),
@@ -193,6 +201,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	p.oidcConfig(c)
 	p.webauthnConfig(c)
 	p.webhooksConfig(c)
+	p.oauthConfig(c)
 	if c.ShutdownDrain >= c.ShutdownTimeout && p.getenv("SHUTDOWN_DRAIN") != "" {
 		p.fail("SHUTDOWN_DRAIN", "must be shorter than SHUTDOWN_TIMEOUT")
 	}
@@ -242,7 +251,18 @@ func (p *envParser) link(name, def string) string {
 // envParser reads variables, collecting one error per invalid value.
 type envParser struct {
 	getenv func(string) string
-	errs   []error
+	// lookupenv, when set, tells a variable set to "" from an unset one.
+	lookupenv func(string) (string, bool)
+	errs      []error
+}
+
+// lookup returns the value of name and whether it is set, even to "".
+// Without lookupenv a variable is set when it is not blank.
+func (p *envParser) lookup(name string) (string, bool) {
+	if p.lookupenv != nil {
+		return p.lookupenv(name)
+	}
+	return p.raw(name)
 }
 
 func (p *envParser) fail(name, why string) {

@@ -91,6 +91,7 @@ func startServerWith(t testing.TB, env map[string]string, mod func(*environment)
 	e := &environment{
 		args:      args,
 		getenv:    func(k string) string { return env[k] },
+		lookupenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		stdout:    s.logs,
 		stderr:    s.logs,
 		listening: func(a net.Addr) { addrs <- a },

@@ -27,9 +27,10 @@ func main() {
 		os.Exit(1)
 	}()
 	os.Exit(run(ctx, &environment{
-		args:   os.Args[1:],
-		getenv: os.Getenv,
-		stdout: os.Stdout,
-		stderr: os.Stderr,
+		args:      os.Args[1:],
+		getenv:    os.Getenv,
+		lookupenv: os.LookupEnv,
+		stdout:    os.Stdout,
+		stderr:    os.Stderr,
 	}))
 }

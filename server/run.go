@@ -19,8 +19,10 @@ import (
 type environment struct {
 	args   []string
 	getenv func(string) string
-	stdout io.Writer
-	stderr io.Writer
+	// lookupenv, when set, tells a variable set to "" from an unset one.
+	lookupenv func(string) (string, bool)
+	stdout    io.Writer
+	stderr    io.Writer
 	// listening, when set, is called with the API's address once it accepts
 	// connections (tests start the server on port 0).
 	listening func(net.Addr)
@@ -80,7 +82,7 @@ func run(ctx context.Context, env *environment) int {
 		fmt.Fprintf(env.stderr, "%s takes no arguments\n", cmd)
 		return 2
 	}
-	cfg, err := loadConfig(env.getenv)
+	cfg, err := loadConfigLookup(env.getenv, env.lookupenv)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "configuration error:\n  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 		return 2
