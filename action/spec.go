@@ -100,6 +100,10 @@ const (
 	RateMFA      RateClass = "mfa"      // second factors and re-authentication
 	RateOIDC     RateClass = "oidc"     // sign-in through identity providers
 	RatePasskey  RateClass = "passkey"  // passwordless logins with a passkey
+	// RateOAuth counts, per client address, the OAuth provider's failed
+	// client authentications and grants, dynamic registrations and client
+	// metadata document fetches (CONTRACT §19).
+	RateOAuth RateClass = "oauth"
 )
 
 // StatusCoder is implemented by results whose success status depends on the
