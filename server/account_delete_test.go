@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/internal/sockettest"
 )
 
 // seedOAuthConsent gives the user a consent to a new OAuth client (as the
@@ -275,4 +277,34 @@ func TestDeletedUsersPurgedAfterGrace(t *testing.T) {
 	a, _ = adminLogin(t, s, "purger@example.com", "web")
 	adminCall(a, "restore", kept.id).want(t, 200, "")
 	loginAs(t, s, kept.email, strongPassword)
+}
+
+// TestAccountChangesEndSockets opens a socket of the user on a second
+// instance before each change that ends every session (an e-mail change,
+// its revert, a deletion): the socket is disconnected within the limit.
+func TestAccountChangesEndSockets(t *testing.T) {
+	t.Parallel()
+	s, smtp := mailServer(t)
+	b := startServer(t, s.env, "api")
+	u := register(t, s.client(), "app")
+	watch := func(v *registered) (*sockettest.Client, time.Time) {
+		return connectSocket(t, b.URL, v.token), time.Now()
+	}
+
+	newEmail := "socket-" + uniqueEmail()
+	change := changeToken(t, smtp, u, newEmail, 1)
+	sock, start := watch(u)
+	confirmChange(s, change).want(t, 200, "")
+	disconnectedWithin(t, sock, start, sessionEndLimit, "confirmemailchange")
+
+	revert := tokenOf(t, waitMails(t, smtp, u.email, subjectChanged, 1)[0], revertLinkRe)
+	v := loginAs(t, s, newEmail, strongPassword)
+	sock, start = watch(v)
+	revertChange(s, revert).want(t, 200, "")
+	disconnectedWithin(t, sock, start, sessionEndLimit, "revertemailchange")
+
+	v = loginAs(t, s, u.email, strongPassword)
+	sock, start = watch(v)
+	v.c.call(http.MethodPost, "/v1/users/delete", map[string]any{}, v.auth()...).want(t, 200, "")
+	disconnectedWithin(t, sock, start, sessionEndLimit, "delete")
 }
