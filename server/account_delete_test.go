@@ -213,19 +213,29 @@ func TestDeletedUsersPurgedAfterGrace(t *testing.T) {
 	seedOAuthConsent(t, db, self.id)
 	sqlExec(t, db, `INSERT INTO user_identities (id, user_id, provider, subject) VALUES ($1, $2, 'google', $3)`, uuid.New(), self.id, "sub-"+self.id)
 	self.c.call(http.MethodPost, "/v1/users/requestemailverification", map[string]any{}, self.auth()...).want(t, 200, "")
+	enroll(t, self, clock, "user")                 // a TOTP secret and recovery codes
+	firstStep(t, s, "/v1/users/login", self.email) // a pending login challenge
 	self.c.call(http.MethodPost, "/v1/users/delete", map[string]any{}, self.auth()...).want(t, 200, "")
-	// Second factors, added after (they would make the deletion need
-	// one), stand for those the user had.
+	// A passkey, added after (the deletion would need it), stands for
+	// those the user had.
 	sqlExec(t, db, `INSERT INTO webauthn_credentials (id, owner_type, owner_id, credential_id, public_key, user_verified, backup_eligible, backup_state, name)
 		VALUES ($1, 'user', $2, $3, '\x01', true, false, false, 'Key')`, uuid.New(), self.id, []byte("cred-"+self.id))
-	sqlExec(t, db, `INSERT INTO mfa_recovery_codes (id, owner_type, owner_id, code_hash) VALUES ($1, 'user', $2, $3)`, uuid.New(), self.id, sha256Hex("code-"+self.id))
 
 	byAdmin := register(t, s.client(), "app")
 	a, _ := adminLogin(t, s, "purger@example.com", "web")
 	adminCall(a, "delete", byAdmin.id).want(t, 200, "")
 	gone := []string{self.id, byAdmin.id}
-	if n := countRows(t, db, `SELECT count(*) FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id WHERE e.owner_id = $1`, self.id); n == 0 {
-		t.Fatal("no webhook delivery of the user's events to purge")
+	for what, query := range map[string]string{
+		"webhook delivery": `SELECT count(*) FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id WHERE e.owner_id = $1`,
+		"TOTP secret":      `SELECT count(*) FROM mfa_totp WHERE owner_id = $1`,
+		"recovery code":    `SELECT count(*) FROM mfa_recovery_codes WHERE owner_id = $1`,
+		"login challenge":  `SELECT count(*) FROM login_challenges WHERE owner_id = $1`,
+		"one-time token":   `SELECT count(*) FROM account_tokens WHERE owner_id = $1`,
+		"passkey":          `SELECT count(*) FROM webauthn_credentials WHERE owner_id = $1`,
+	} {
+		if countRows(t, db, query, self.id) == 0 {
+			t.Fatalf("no %s of the user to purge", what)
+		}
 	}
 
 	clock.Advance(10 * 24 * time.Hour)
@@ -248,6 +258,8 @@ func TestDeletedUsersPurgedAfterGrace(t *testing.T) {
 			"consents":          `SELECT count(*) FROM oauth_consents WHERE user_id = $1`,
 			"passkeys":          `SELECT count(*) FROM webauthn_credentials WHERE owner_id = $1`,
 			"recovery codes":    `SELECT count(*) FROM mfa_recovery_codes WHERE owner_id = $1`,
+			"TOTP secrets":      `SELECT count(*) FROM mfa_totp WHERE owner_id = $1`,
+			"login challenges":  `SELECT count(*) FROM login_challenges WHERE owner_id = $1`,
 			"one-time tokens":   `SELECT count(*) FROM account_tokens WHERE owner_id = $1`,
 			"webhook delivered": `SELECT count(*) FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id WHERE e.owner_id = $1`,
 			"events with traces": `SELECT count(*) FROM security_events WHERE owner_id = $1 AND (ip_address IS NOT NULL OR user_agent IS NOT NULL
