@@ -67,6 +67,9 @@ const (
 	AdminPasskeyNotFound           errorcodes.Code = "ADMIN_PASSKEY_NOT_FOUND 404 admin.passkey_not_found"
 	AdminLastSignInMethod          errorcodes.Code = "ADMIN_BAD_REQUEST_LAST_SIGNIN_METHOD 400 admin.last_signin_method"
 
+	UserInvalidEmailChangeToken errorcodes.Code = "USER_BAD_REQUEST_INVALID_EMAIL_CHANGE_TOKEN 400 user.invalid_email_change_token"
+	UserInvalidEmailRevertToken errorcodes.Code = "USER_BAD_REQUEST_INVALID_EMAIL_REVERT_TOKEN 400 user.invalid_email_revert_token"
+
 	UserTooManyMFAFailures  errorcodes.Code = "USER_TOO_MANY_MFA_FAILURES 429 user.too_many_mfa_failures"
 	AdminTooManyMFAFailures errorcodes.Code = "ADMIN_TOO_MANY_MFA_FAILURES 429 admin.too_many_mfa_failures"
 )
@@ -160,12 +163,19 @@ func MFABudgetErrorCodes() []errorcodes.Code {
 	return []errorcodes.Code{UserTooManyMFAFailures, AdminTooManyMFAFailures}
 }
 
+// LifecycleErrorCodes returns the codes of the account's own management
+// (e-mail change and its revert), released after the webhooks' codes:
+// servers list them after those.
+func LifecycleErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{UserInvalidEmailChangeToken, UserInvalidEmailRevertToken}
+}
+
 //go:embed messages/*.json
 var messageFiles embed.FS
 
 // Messages returns the translations of ErrorCodes, SecondFactorErrorCodes,
-// FederationErrorCodes, PasskeyErrorCodes and MFABudgetErrorCodes, by
-// locale.
+// FederationErrorCodes, PasskeyErrorCodes, MFABudgetErrorCodes and
+// LifecycleErrorCodes, by locale.
 func Messages() errorcodes.Messages { return errorcodes.MustLoadMessages(messageFiles, "messages") }
 
 // LaterErrorCodes returns the codes released after ErrorCodes and after
@@ -176,6 +186,8 @@ func LaterErrorCodes() []errorcodes.Code {
 	return append(codes, MFABudgetErrorCodes()...)
 }
 
-// AllErrorCodes returns every code of the account engine: ErrorCodes and
-// LaterErrorCodes.
-func AllErrorCodes() []errorcodes.Code { return append(ErrorCodes(), LaterErrorCodes()...) }
+// AllErrorCodes returns every code of the account engine: ErrorCodes,
+// LaterErrorCodes and LifecycleErrorCodes.
+func AllErrorCodes() []errorcodes.Code {
+	return append(append(ErrorCodes(), LaterErrorCodes()...), LifecycleErrorCodes()...)
+}

@@ -36,6 +36,10 @@ type MailSettings struct {
 	// ResetURL and VerifyURL are the links, with {token} replaced.
 	ResetURL, VerifyURL string
 	ResetTTL, VerifyTTL time.Duration
+	// ChangeURL and RevertURL are the links of an e-mail change (to the
+	// new address) and of its revert (to the old one), with {token}
+	// replaced.
+	ChangeURL, RevertURL string
 	// RequireVerified refuses login of an unverified address.
 	RequireVerified bool
 }

@@ -17,7 +17,9 @@
 //     session or, when the owner has a second factor, a second step;
 //     Refresh rotates refresh tokens with theft detection (refresh.go);
 //     Logout and LogoutAll (logout.go); the owner's sessions and security
-//     events (sessions.go); purges (purge.go). Load is the authenticator's
+//     events (sessions.go); purges (purge.go); what a user does to its
+//     own account: its profile, its deletion and the purge of deleted
+//     users after the grace (self.go). Load is the authenticator's
 //     loader of the kind's access tokens (service.go).
 //   - SecondFactors: TOTP (totp.go, disable.go), recovery codes
 //     (recovery.go), the second step of a login (secondstep.go, factor.go),
@@ -28,7 +30,8 @@
 //     (passkeyfactor.go) and the WebAuthn ceremonies (webauthn.go).
 //   - Credentials: a password change (password.go), a reset by mail
 //     (reset.go, with the clean-up of an address never verified in
-//     hijack.go) and the verification of an address (verification.go).
+//     hijack.go), the verification of an address (verification.go), and
+//     the change of an address with its revert (self.go).
 //   - Management: what admins do to accounts (manage.go).
 //   - Federation: sign-in through identity providers (federation.go,
 //     callback.go, linking.go, exchange.go) and the users' identities

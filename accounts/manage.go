@@ -81,11 +81,15 @@ func (m *Management) SetActive(ctx context.Context, id uuid.UUID, active bool, b
 	})
 }
 
-// Delete soft-deletes the account id (an earlier deletion keeps its time)
-// and ends its sessions, access tokens and sockets at once.
+// Delete soft-deletes the account id (an earlier deletion keeps its time),
+// ends its sessions, access tokens and sockets at once, and removes its
+// OAuth consents.
 func (m *Management) Delete(ctx context.Context, id uuid.UUID, by Actor) (*models.Account, error) {
 	return m.manage(ctx, id, models.EventAccountDeleted, true, by, func(tx *sqlx.Tx) error {
-		return m.Engine.Accounts.SoftDelete(ctx, tx, id, m.Engine.Now())
+		if err := m.Engine.Accounts.SoftDelete(ctx, tx, id, m.Engine.Now()); err != nil {
+			return err
+		}
+		return m.Engine.endConsents(ctx, tx, id)
 	})
 }
 

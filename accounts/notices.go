@@ -44,6 +44,19 @@ func (n notifier) sendAbout(ctx context.Context, acc *models.Account, kind, prov
 	}
 }
 
+// sendTo queues msg (a notice) to the address to in locale: for the
+// notices of an e-mail change, whose recipient is not (or no longer) the
+// account's address.
+func (n notifier) sendTo(ctx context.Context, to, locale string, msg mail.Message) {
+	if n.mailer == nil || !n.mailer.Available() {
+		return
+	}
+	msg.To, msg.Locale = to, locale
+	if _, err := n.mailer.Enqueue(context.WithoutCancel(ctx), msg, n.now().Add(noticeTTL)); err != nil {
+		n.log.Warn("notification mail not queued", "kind", msg.Kind, "error", err.Error())
+	}
+}
+
 // providerName is the label of the identity provider id, for mails.
 func (n notifier) providerName(id string) string {
 	if n.names != nil {

@@ -43,7 +43,7 @@ func startSMTP(t *testing.T) (*smtptest.Server, SMTPConfig) {
 func TestRenderEveryKindAndLocale(t *testing.T) {
 	tpl := testTemplates(t)
 	want := map[string]string{"en": "expires in 30 minutes", "es": "caduca en 30 minutos", "zh-TW": "30 分鐘"}
-	linked := map[string]bool{PasswordReset: true, EmailVerify: true}
+	linked := map[string]bool{PasswordReset: true, EmailVerify: true, EmailChange: true, EmailChanged: true}
 	for _, loc := range locales {
 		for _, kind := range Kinds {
 			r, err := tpl.Render(Message{Kind: kind, To: "ada@example.com", Locale: loc,

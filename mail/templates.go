@@ -46,6 +46,19 @@ const (
 	// MFAFailures warns of wrong second factors given in a row: someone
 	// may know the password.
 	MFAFailures = "mfa_failures"
+	// EmailChange carries the link that confirms a new address (mailed to
+	// it); EmailChanged, mailed to the old address after a change, the
+	// link that puts it back. Both name the new address (Message.NewEmail).
+	EmailChange  = "email_change"
+	EmailChanged = "email_changed"
+	// EmailChangeRequested tells the current address of a request to move
+	// the account to Message.NewEmail; EmailChangeTaken tells an address
+	// that already has an account that someone asked to move another
+	// account to it. Neither carries a link.
+	EmailChangeRequested = "email_change_requested"
+	EmailChangeTaken     = "email_change_taken"
+	// AccountDeleted confirms that the owner deleted its account.
+	AccountDeleted = "account_deleted"
 )
 
 // The kinds of Removal: what a MethodsRemoved notice lists.
@@ -65,7 +78,8 @@ type Removal struct {
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
-	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures}
+	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures,
+	EmailChange, EmailChanged, EmailChangeRequested, EmailChangeTaken, AccountDeleted}
 
 //go:embed templates
 var embedded embed.FS
@@ -131,6 +145,8 @@ type Message struct {
 	Provider string `json:"provider,omitempty"`
 	// Removed lists what a MethodsRemoved notice reports.
 	Removed []Removal `json:"removed,omitempty"`
+	// NewEmail is the address an e-mail change is to.
+	NewEmail string `json:"newEmail,omitempty"`
 }
 
 // Rendered is a message ready to send.
@@ -152,6 +168,10 @@ type templateData struct {
 	Minutes  int
 	Provider string
 	Removed  []Removal
+	NewEmail string
+	// Days is the lifetime in days when it is a whole number of days of
+	// at least two (else 0).
+	Days int
 }
 
 // Render renders m in its locale, or in the fallback locale when m's is not
@@ -167,9 +187,12 @@ func (t *Templates) Render(m Message) (*Rendered, error) {
 		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
 	}
 	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider,
-		Removed: m.Removed}
+		Removed: m.Removed, NewEmail: m.NewEmail}
 	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
 		d.Hours = int(m.ValidFor / time.Hour)
+	}
+	if m.ValidFor >= 48*time.Hour && m.ValidFor%(24*time.Hour) == 0 {
+		d.Days = int(m.ValidFor / (24 * time.Hour))
 	}
 	var subj, txt, html bytes.Buffer
 	if err := tt.ExecuteTemplate(&subj, "subject", d); err != nil {

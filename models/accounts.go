@@ -131,6 +131,7 @@ type accountQueries struct {
 	create, byID, byEmail, recordLogin, setPassword, bumpTokenVersion string
 	lockForUpdate, setActive, softDelete, verifyEmail                 string
 	byIDWithSession, byIDWithAssurance, restore, list, liveSessions   string
+	updateProfile, setEmail                                           string
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool
@@ -169,6 +170,9 @@ func NewAccountStore(t OwnerTables) *AccountStore {
 		liveSessions:      liveSessionsSQL(t),
 		restore:           upd + `deleted_at = NULL, updated_at = $2 WHERE id = $1`,
 		list:              listAccountsSQL(t),
+		updateProfile: upd + `first_name = $2, last_name = $3, timezone = $4, locale = $5, updated_at = $6
+			WHERE id = $1` + returning,
+		setEmail: upd + `email = $2, email_verified_at = $3, updated_at = $3 WHERE id = $1` + returning,
 	}}
 }
 
@@ -403,4 +407,23 @@ func likePattern(q string) string {
 // keeps its first deleted_at. ErrNotFound means no such account.
 func (s *AccountStore) SoftDelete(ctx context.Context, db DB, id uuid.UUID, now time.Time) error {
 	return execOne(ctx, s.q, db, "soft delete", s.softDelete, id, now)
+}
+
+// Profile is what an owner may change of its account itself.
+type Profile struct {
+	FirstName, LastName, Timezone, Locale string
+}
+
+// UpdateProfile sets the account's names, time zone and locale and returns
+// it as changed, or ErrNotFound.
+func (s *AccountStore) UpdateProfile(ctx context.Context, db DB, id uuid.UUID, p Profile, now time.Time) (*Account, error) {
+	return getRow[Account](ctx, s.q, db, "update profile", s.updateProfile, id, p.FirstName, p.LastName, p.Timezone, p.Locale, now)
+}
+
+// SetEmail replaces the account's address by email, verified at now, and
+// returns the account as changed. ErrDuplicate means the address is taken
+// (the unique index on lower(email) decides, soft-deleted accounts
+// included); ErrNotFound, no such account.
+func (s *AccountStore) SetEmail(ctx context.Context, db DB, id uuid.UUID, email string, now time.Time) (*Account, error) {
+	return getRow[Account](ctx, s.q, db, "set email", s.setEmail, id, email, now)
 }

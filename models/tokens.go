@@ -12,6 +12,13 @@ import (
 const (
 	PurposePasswordReset = "password_reset"
 	PurposeEmailVerify   = "email_verify"
+	// PurposeEmailChange confirms a new address (Email, where it was
+	// mailed); PurposeEmailRevert puts the old one (Email) back after a
+	// change. A revert token is never voided: only its use or its expiry
+	// ends it, so that an owner whose address was changed by someone else
+	// keeps the way back whatever that someone does next.
+	PurposeEmailChange = "email_change"
+	PurposeEmailRevert = "email_revert"
 )
 
 // OneTimeToken is a row of account_tokens. The token itself is never
@@ -25,6 +32,9 @@ type OneTimeToken struct {
 	ExpiresAt time.Time  `db:"expires_at"`
 	UsedAt    *time.Time `db:"used_at"`
 	CreatedAt time.Time  `db:"created_at"`
+	// Email is the address an e-mail change or revert token is about
+	// (nil for the other purposes).
+	Email *string `db:"email"`
 }
 
 func (t *OneTimeToken) normalize() {
@@ -33,7 +43,7 @@ func (t *OneTimeToken) normalize() {
 	utcPtr(&t.UsedAt)
 }
 
-const tokenColumns = `id, owner_type, owner_id, purpose, token_hash, expires_at, used_at, created_at`
+const tokenColumns = `id, owner_type, owner_id, purpose, token_hash, expires_at, used_at, created_at, email`
 
 // TokenStore reads and writes account_tokens: one small API for every
 // one-time-token flow (password reset, e-mail verification, and later
@@ -43,13 +53,18 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, voidAll, insert, live, consume, countSince string }{
+var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consume, countSince string }{
+	voidRevertsSince: `UPDATE account_tokens SET expires_at = $4
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = 'email_revert' AND created_at >= $3
+		AND used_at IS NULL AND expires_at > $4`,
+	// Neither void touches email_revert tokens (see PurposeEmailRevert).
 	void: `UPDATE account_tokens SET expires_at = $4
-		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`,
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND purpose <> 'email_revert'
+		AND used_at IS NULL AND expires_at > $4`,
 	voidAll: `UPDATE account_tokens SET expires_at = $3
-		WHERE owner_type = $1 AND owner_id = $2 AND used_at IS NULL AND expires_at > $3`,
+		WHERE owner_type = $1 AND owner_id = $2 AND purpose <> 'email_revert' AND used_at IS NULL AND expires_at > $3`,
 	insert: `INSERT INTO account_tokens (` + tokenColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`,
+		VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8)`,
 	live: `SELECT ` + tokenColumns + ` FROM account_tokens
 		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3`,
 	consume: `UPDATE account_tokens SET used_at = $3
@@ -59,16 +74,17 @@ var tokenQueries = struct{ void, voidAll, insert, live, consume, countSince stri
 		WHERE owner_type = $1 AND owner_id = $2 AND purpose = $3 AND created_at > $4`,
 }
 
-// Issue stores t (ID, owner, purpose, hash, expiry and creation time set by
-// the caller) after voiding, by expiring them at t.CreatedAt, the owner's
-// earlier unused tokens of the same purpose. Run it in a transaction with
+// Issue stores t (ID, owner, purpose, hash, expiry, creation time and,
+// for the e-mail purposes, the address set by the caller) after voiding, by
+// expiring them at t.CreatedAt, the owner's earlier unused tokens of the
+// same purpose (except revert tokens, which are never voided). Run it in a transaction with
 // whatever decided to issue (a bound checked with CountSince under a lock
 // of the owner, say).
 func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 	if _, err := execCount(ctx, s.q, db, "void tokens", tokenQueries.void, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
 		return err
 	}
-	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt)
+	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt, t.Email)
 	return storeErr("issue token", err)
 }
 
@@ -80,8 +96,22 @@ func (s TokenStore) Live(ctx context.Context, db DB, purpose, hash string, now t
 	return getRow[OneTimeToken](ctx, s.q, db, "live token", tokenQueries.live, hash, purpose, now)
 }
 
+// VoidPurpose voids, by expiring them at now, the owner's unused tokens of
+// purpose (never email_revert ones), and returns how many: what Issue does
+// before it stores a token, for a request that stores none.
+func (s TokenStore) VoidPurpose(ctx context.Context, db DB, ownerType string, owner uuid.UUID, purpose string, now time.Time) (int64, error) {
+	return execCount(ctx, s.q, db, "void tokens", tokenQueries.void, ownerType, owner, purpose, now)
+}
+
+// VoidRevertsSince voids, by expiring them at now, the owner's unused
+// email_revert tokens created at or after since, and returns how many: the
+// use of a revert token ends those of the changes made after its own.
+func (s TokenStore) VoidRevertsSince(ctx context.Context, db DB, ownerType string, owner uuid.UUID, since, now time.Time) (int64, error) {
+	return execCount(ctx, s.q, db, "void revert tokens", tokenQueries.voidRevertsSince, ownerType, owner, since, now)
+}
+
 // VoidAll voids, by expiring them at now, the owner's unused tokens of
-// every purpose, and returns how many. Run it in the transaction of the
+// every purpose but email_revert, and returns how many. Run it in the transaction of the
 // change that makes them void (a password change, a logout of every
 // session, a deactivation, ...).
 func (s TokenStore) VoidAll(ctx context.Context, db DB, ownerType string, owner uuid.UUID, now time.Time) (int64, error) {

@@ -115,3 +115,50 @@ func TestVoidAllOneTimeTokens(t *testing.T) {
 		t.Errorf("VoidAll of another owner type: %d %v, want 0", n, err)
 	}
 }
+
+// TestRevertTokensOutliveVoids issues e-mail change and revert tokens:
+// VoidAll and a newer token void the change token but never a revert
+// token, which only VoidRevertsSince (for those issued from a time on),
+// its use or its expiry end; both remember their address.
+func TestRevertTokensOutliveVoids(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := testCtx(t)
+	store := models.TokenStore{}.Prepared(db)
+	acc := createAccount(t, db, models.UserTables, "revert@example.com")
+	now := testNow()
+	issue := func(purpose, email string, at time.Time) *models.OneTimeToken {
+		t.Helper()
+		tok := &models.OneTimeToken{ID: newID(t), OwnerType: "user", OwnerID: acc.ID, Purpose: purpose,
+			TokenHash: randomHex(t, 32), ExpiresAt: now.Add(time.Hour), CreatedAt: at, Email: &email}
+		if err := store.Issue(ctx, db, tok); err != nil {
+			t.Fatalf("issue: %v", err)
+		}
+		return tok
+	}
+	early := issue(models.PurposeEmailRevert, "first@example.com", now.Add(-3*time.Minute))
+	middle := issue(models.PurposeEmailRevert, "second@example.com", now.Add(-2*time.Minute))
+	late := issue(models.PurposeEmailRevert, "third@example.com", now.Add(-time.Minute))
+	change := issue(models.PurposeEmailChange, "next@example.com", now.Add(-time.Minute))
+	if n, err := store.VoidAll(ctx, db, "user", acc.ID, now.Add(-time.Second)); err != nil || n != 1 {
+		t.Fatalf("VoidAll: %d %v, want the change token only", n, err)
+	}
+	_, err := store.Consume(ctx, db, change.Purpose, change.TokenHash, now)
+	wantErr(t, "voided change token", err, models.ErrNotFound)
+	// A token without an address is refused by the schema.
+	bad := &models.OneTimeToken{ID: newID(t), OwnerType: "user", OwnerID: acc.ID, Purpose: models.PurposeEmailRevert,
+		TokenHash: randomHex(t, 32), ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+	if err := store.Issue(ctx, db, bad); err == nil {
+		t.Fatal("a revert token without an address was stored")
+	}
+	if n, err := store.VoidRevertsSince(ctx, db, "user", acc.ID, middle.CreatedAt, now.Add(-time.Second)); err != nil || n != 2 {
+		t.Fatalf("VoidRevertsSince: %d %v, want the middle and late tokens", n, err)
+	}
+	for _, tok := range []*models.OneTimeToken{middle, late} {
+		_, err := store.Consume(ctx, db, tok.Purpose, tok.TokenHash, now)
+		wantErr(t, "revert token of a later change", err, models.ErrNotFound)
+	}
+	got, err := store.Consume(ctx, db, early.Purpose, early.TokenHash, now)
+	if err != nil || got.Email == nil || *got.Email != "first@example.com" {
+		t.Fatalf("consume the early revert token: %+v %v", got, err)
+	}
+}

@@ -123,7 +123,8 @@ func errorCodes() []errorcodes.Code {
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
 	codes = append(codes, accounts.LaterErrorCodes()...)
-	return append(codes, webhooks.ErrorCodes()...)
+	codes = append(codes, webhooks.ErrorCodes()...)
+	return append(codes, accounts.LifecycleErrorCodes()...)
 }
 
 // newCatalog is the message catalog of every code of errorCodes in

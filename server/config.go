@@ -64,8 +64,14 @@ type config struct {
 	MailFrom         string
 	PasswordResetURL string
 	EmailVerifyURL   string
-	PasswordResetTTL time.Duration
-	EmailVerifyTTL   time.Duration
+	// EmailChangeURL and EmailRevertURL are the links of an e-mail change
+	// (to the new address) and of its revert (to the old one).
+	EmailChangeURL, EmailRevertURL string
+	// AccountDeletionGrace is how long a soft-deleted user is kept (and
+	// can be restored by an admin) before the clock purges it for good.
+	AccountDeletionGrace time.Duration
+	PasswordResetTTL     time.Duration
+	EmailVerifyTTL       time.Duration
 	// EventsRetention is how long security events are kept.
 	EventsRetention      time.Duration
 	RequireVerifiedEmail bool
@@ -178,6 +184,7 @@ func loadConfigLookup(getenv func(string) string, lookupenv func(string) (string
 	c.Sockets = p.boolean("SOCKETS_ENABLED", true)
 	c.PurgeSchedule = p.str("PURGE_SESSIONS_SCHEDULE", "0 */10 * * * *")
 	c.EventsRetention = p.duration("SECURITY_EVENTS_RETENTION", 90*24*time.Hour)
+	c.AccountDeletionGrace = p.duration("ACCOUNT_DELETION_GRACE", 30*24*time.Hour)
 	for _, w := range strings.Split(p.str("MODERATION_BLOCKLIST", ""), ",") {
 		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
 			c.ModerationBlocklist = append(c.ModerationBlocklist, w)
@@ -232,6 +239,8 @@ func (p *envParser) mailConfig(c *config) {
 	base := strings.TrimSuffix(c.PublicURL, "/") // PUBLIC_URL, read before
 	c.PasswordResetURL = p.link("PASSWORD_RESET_URL", base+"/demo#reset={token}")
 	c.EmailVerifyURL = p.link("EMAIL_VERIFY_URL", base+"/demo#verify={token}")
+	c.EmailChangeURL = p.link("EMAIL_CHANGE_URL", base+"/demo#email-change={token}")
+	c.EmailRevertURL = p.link("EMAIL_REVERT_URL", base+"/demo#email-revert={token}")
 	c.PasswordResetTTL = p.duration("PASSWORD_RESET_EXPIRES_IN", 30*time.Minute)
 	c.EmailVerifyTTL = p.duration("EMAIL_VERIFY_EXPIRES_IN", 48*time.Hour)
 	c.RequireVerifiedEmail = p.boolean("REQUIRE_VERIFIED_EMAIL", false)

@@ -385,5 +385,6 @@ func TestMailWithoutSMTP(t *testing.T) {
 		s.client().call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": uniqueEmail()}).want(t, 503, "SERVICE_UNAVAILABLE")
 		u := register(t, s.client(), "app")
 		u.c.call(http.MethodPost, "/v1/users/requestemailverification", nil, u.auth()...).want(t, 503, "SERVICE_UNAVAILABLE")
+		requestChange(u, uniqueEmail()).want(t, 503, "SERVICE_UNAVAILABLE")
 	})
 }

@@ -50,8 +50,14 @@ func (a *app) jobs() []queues.Job {
 				return err
 			}
 			a.log.Info("purged expired login and WebAuthn challenges", "deleted", n)
-			if n, err = a.federation.PurgeFlows(ctx); err == nil {
-				a.log.Info("purged expired identity-provider flows", "deleted", n)
+			if n, err = a.federation.PurgeFlows(ctx); err != nil {
+				return err
+			}
+			a.log.Info("purged expired identity-provider flows", "deleted", n)
+			// Users deleted longer ago than the grace go for good.
+			gone, err := users.PurgeDeleted(ctx, a.cfg.AccountDeletionGrace)
+			if err == nil {
+				a.log.Info("purged deleted users", "deleted", gone)
 			}
 			return err
 		})},

@@ -6,7 +6,8 @@ import (
 )
 
 // TestUnusedOneTimeTokensDieWithTheChange gives a user an unused
-// verification token and an unused reset token, then makes one change that
+// verification token, an unused reset token and an unused e-mail change
+// token, then makes one change that
 // ends the user's credentials or sessions: afterwards neither token works
 // (where the change leaves the account usable again, as reactivation and
 // restore do, too).
@@ -50,7 +51,9 @@ func TestUnusedOneTimeTokensDieWithTheChange(t *testing.T) {
 			verify := tokenOf(t, waitMails(t, smtp, u.email, "Confirm your e-mail address", 1)[0], verifyLinkRe)
 			s.client().call(http.MethodPost, "/v1/users/requestpasswordreset", map[string]any{"email": u.email}).want(t, 200, "")
 			reset := tokenOf(t, waitMails(t, smtp, u.email, "Reset your password", 1)[0], resetLinkRe)
+			change := changeToken(t, smtp, u, "void-"+uniqueEmail(), 1)
 			tc.change(t, u, reset)
+			confirmChange(s, change).want(t, 400, "USER_BAD_REQUEST_INVALID_EMAIL_CHANGE_TOKEN")
 			s.client().call(http.MethodPost, "/v1/users/verifyemail", map[string]any{"token": verify}).
 				want(t, 400, "USER_BAD_REQUEST_INVALID_VERIFICATION_TOKEN")
 			s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": reset, "password": "Another-Password-99"}).

@@ -53,6 +53,7 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 		s.Mail = &accounts.MailSettings{
 			Mailer: a.mailer, Enqueuer: queues.NewEnqueuer(a.redis, a.cfg.JobsNamespace),
 			ResetURL: a.cfg.PasswordResetURL, VerifyURL: a.cfg.EmailVerifyURL,
+			ChangeURL: a.cfg.EmailChangeURL, RevertURL: a.cfg.EmailRevertURL,
 			ResetTTL: a.cfg.PasswordResetTTL, VerifyTTL: a.cfg.EmailVerifyTTL,
 			RequireVerified: a.cfg.RequireVerifiedEmail,
 		}
@@ -194,8 +195,22 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.ResetPassword{Credentials: creds, Cookies: cookies})
 	framework.Register(fw, &v1.VerifyEmail{Credentials: creds})
 	framework.Register(fw, &v1.RequestEmailVerification{Credentials: creds})
+	a.registerAccountActions(fw, users, cookies)
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
 	a.registerOIDCActions(fw, cookies)
 	framework.Register(fw, &v1.CreatePost{Posts: a.posts})
 	framework.Register(fw, &v1.Publish{Posts: a.posts})
+}
+
+// registerAccountActions mounts what a user does to its own account:
+// profile, e-mail change and its revert, deletion and export.
+func (a *app) registerAccountActions(fw *framework.Framework, users *accounts.Service, cookies v1.Cookies) {
+	creds := a.userRooms.credentials
+	framework.Register(fw, &v1.UpdateUser{Accounts: users})
+	framework.Register(fw, &v1.RequestEmailChange{Credentials: creds})
+	framework.Register(fw, &v1.ConfirmEmailChange{Credentials: creds})
+	framework.Register(fw, &v1.RevertEmailChange{Credentials: creds})
+	framework.Register(fw, &v1.DeleteUser{Accounts: users, Cookies: cookies})
+	framework.Register(fw, &v1.ExportUser{Accounts: users, Factors: a.userRooms.factors, Passkeys: a.userRooms.passkeys,
+		Federation: a.federation})
 }

@@ -1,0 +1,366 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/mail"
+	"github.com/actionkit/actionkit/models"
+)
+
+// The lifetimes of the e-mail change tokens (CONTRACT §23).
+const (
+	EmailChangeTTL = time.Hour
+	EmailRevertTTL = 7 * 24 * time.Hour
+)
+
+// ErrSameEmail: an e-mail change to the address the account has.
+var ErrSameEmail = errors.New("accounts: new e-mail address equals the current one")
+
+// ProfileChange names what an owner changes of its profile: a nil field
+// is left as it is.
+type ProfileChange struct {
+	FirstName, LastName, Timezone, Locale *string
+}
+
+// UpdateProfile applies change to the owner's profile and, when a value
+// changed, records user_updated with the names of the changed fields
+// (data.fields), in one transaction. It returns the account as it is.
+func (s *Service) UpdateProfile(ctx context.Context, owner, session uuid.UUID, change ProfileChange, o Origin) (*models.Account, error) {
+	var acc *models.Account
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		cur, err := s.Accounts.LockForUpdate(ctx, tx, owner)
+		if err != nil {
+			return err
+		}
+		p := models.Profile{FirstName: cur.FirstName, LastName: cur.LastName, Timezone: cur.Timezone, Locale: cur.Locale}
+		var fields []string
+		for _, f := range []struct {
+			name string
+			in   *string
+			to   *string
+		}{
+			{"firstName", change.FirstName, &p.FirstName},
+			{"lastName", change.LastName, &p.LastName},
+			{"timezone", change.Timezone, &p.Timezone},
+			{"locale", change.Locale, &p.Locale},
+		} {
+			if f.in != nil && *f.in != *f.to {
+				*f.to = *f.in
+				fields = append(fields, f.name)
+			}
+		}
+		if len(fields) == 0 {
+			acc = cur
+			return nil
+		}
+		if acc, err = s.Accounts.UpdateProfile(ctx, tx, owner, p, s.Now()); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventUserUpdated, owner, session, o, map[string]any{"fields": fields})
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return acc, err
+}
+
+// RequestEmailChange starts moving the owner's account to newEmail
+// (normalised by the caller as at register). Whatever the address, the
+// answer is the same: a free address gets a link to confirm it (an
+// email_change token of EmailChangeTTL that voids the owner's earlier one),
+// one that belongs to an account gets a notice instead and no token exists,
+// and the current address is told of the request in both cases. Beyond
+// MailBound requests within MailBoundWindow nothing is sent. The mails are
+// queued after the commit.
+func (c *Credentials) RequestEmailChange(ctx context.Context, owner uuid.UUID, newEmail string) error {
+	s := c.Engine
+	if !s.Mail.available() {
+		return ErrMailUnavailable
+	}
+	acc, err := s.Account(ctx, owner)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(acc.Email, newEmail) {
+		return ErrSameEmail
+	}
+	holder, err := s.Accounts.ByEmail(ctx, s.DB, newEmail)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		holder = nil
+	case err != nil:
+		return err
+	}
+	raw, hash, err := auth.NewOpaqueToken()
+	if err != nil {
+		return err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	email := newEmail
+	tok := &models.OneTimeToken{ID: id, OwnerType: string(s.Kind.Type), OwnerID: owner, Purpose: models.PurposeEmailChange,
+		TokenHash: hash, ExpiresAt: now.Add(EmailChangeTTL), CreatedAt: now, Email: &email}
+	sent := false
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if acc, err = s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
+			return err
+		}
+		n, err := s.OneTime.CountSince(ctx, tx, tok.OwnerType, owner, models.PurposeEmailChange, now.Add(-MailBoundWindow))
+		if err != nil || n >= MailBound {
+			return err
+		}
+		sent = true
+		if holder != nil {
+			// No token: the address is taken. A newer request still
+			// voids the earlier token.
+			_, err := s.OneTime.VoidPurpose(ctx, tx, tok.OwnerType, owner, models.PurposeEmailChange, now)
+			return err
+		}
+		return s.OneTime.Issue(ctx, tx, tok)
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil || !sent {
+		if err == nil {
+			s.Log.Info("mail bound reached: nothing sent", "purpose", models.PurposeEmailChange, "ownerId", owner.String())
+		}
+		return err
+	}
+	if holder != nil {
+		s.notices().sendTo(ctx, newEmail, holder.Locale, mail.Message{Kind: mail.EmailChangeTaken, NewEmail: newEmail})
+	} else {
+		msg := mail.Message{Kind: mail.EmailChange, To: newEmail, Locale: acc.Locale,
+			Link: strings.Replace(s.Mail.ChangeURL, "{token}", raw, 1), ValidFor: EmailChangeTTL}
+		if _, err := s.Mail.Mailer.Enqueue(ctx, msg, tok.ExpiresAt); err != nil {
+			return fmt.Errorf("queue %s mail: %w", msg.Kind, err)
+		}
+	}
+	s.notices().sendTo(ctx, acc.Email, acc.Locale, mail.Message{Kind: mail.EmailChangeRequested, NewEmail: newEmail})
+	return nil
+}
+
+// ConfirmEmailChange completes an e-mail change with the token mailed to
+// the new address: the address becomes the new one, verified; every session
+// of the owner ends (its tokens and sockets at once), its token version
+// goes up and its unused one-time tokens are void; email_changed is
+// recorded with data.oldEmail; all in one transaction. The old address then
+// gets a link (an email_revert token of EmailRevertTTL, which nothing but
+// its use or its expiry ends) that puts it back. ErrInvalidToken: the token
+// is malformed, unknown, used, expired or voided, or its account is gone,
+// inactive or deleted; ErrExists: the address was taken meanwhile.
+func (c *Credentials) ConfirmEmailChange(ctx context.Context, raw string, o Origin) error {
+	s := c.Engine
+	if !auth.WellFormedOpaqueToken(raw) {
+		return ErrInvalidToken
+	}
+	revRaw, revHash, err := auth.NewOpaqueToken()
+	if err != nil {
+		return err
+	}
+	revID, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	var acc *models.Account
+	var old string
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailChange, auth.HashOpaqueToken(raw), now)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (tok.OwnerType != string(s.Kind.Type) || tok.Email == nil)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		cur, err := s.Accounts.LockForUpdate(ctx, tx, tok.OwnerID)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (!cur.IsActive || cur.DeletedAt != nil)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		old = cur.Email
+		if acc, err = c.moveEmail(ctx, tx, tok.OwnerID, *tok.Email, now); err != nil {
+			return err
+		}
+		rev := &models.OneTimeToken{ID: revID, OwnerType: tok.OwnerType, OwnerID: tok.OwnerID, Purpose: models.PurposeEmailRevert,
+			TokenHash: revHash, ExpiresAt: now.Add(EmailRevertTTL), CreatedAt: now, Email: &old}
+		if err := s.OneTime.Issue(ctx, tx, rev); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventEmailChanged, acc.ID, uuid.Nil, o, map[string]any{"oldEmail": old})
+	})
+	if err != nil {
+		return err
+	}
+	s.notifyEnded(acc.ID, nil)
+	msg := mail.Message{Kind: mail.EmailChanged, To: old, Locale: acc.Locale, NewEmail: acc.Email,
+		Link: strings.Replace(s.Mail.RevertURL, "{token}", revRaw, 1), ValidFor: EmailRevertTTL}
+	if s.Mail.available() {
+		if _, err := s.Mail.Mailer.Enqueue(context.WithoutCancel(ctx), msg, now.Add(EmailRevertTTL)); err != nil {
+			s.Log.Error("e-mail revert mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
+		}
+	}
+	return nil
+}
+
+// RevertEmailChange puts back, with the token mailed to the old address
+// after a change, that address (verified), whatever happened to the account
+// since: every session ends, the token version goes up, the unused one-time
+// tokens are void and email_change_reverted is recorded, in one
+// transaction. It is the way back for an owner whose address was changed by
+// someone who took over a session. The revert tokens issued at or after
+// this one (by later changes) are void: a taker who changed the address
+// twice cannot revert to the address of the first change. ErrInvalidToken: the token is
+// malformed, unknown, used or expired, or its account is gone; ErrExists:
+// the old address was taken meanwhile.
+func (c *Credentials) RevertEmailChange(ctx context.Context, raw string, o Origin) error {
+	s := c.Engine
+	if !auth.WellFormedOpaqueToken(raw) {
+		return ErrInvalidToken
+	}
+	now := s.Now()
+	var acc *models.Account
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailRevert, auth.HashOpaqueToken(raw), now)
+		if errors.Is(err, models.ErrNotFound) || (err == nil && (tok.OwnerType != string(s.Kind.Type) || tok.Email == nil)) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		cur, err := s.Accounts.LockForUpdate(ctx, tx, tok.OwnerID)
+		if errors.Is(err, models.ErrNotFound) {
+			return ErrInvalidToken
+		}
+		if err != nil {
+			return err
+		}
+		from := cur.Email
+		if acc, err = c.moveEmail(ctx, tx, tok.OwnerID, *tok.Email, now); err != nil {
+			return err
+		}
+		// The revert tokens of later changes (mailed to addresses the
+		// account had after this one: maybe a taker's) must not undo this
+		// revert.
+		if _, err := s.OneTime.VoidRevertsSince(ctx, tx, tok.OwnerType, tok.OwnerID, tok.CreatedAt, now); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventEmailChangeReverted, acc.ID, uuid.Nil, o, map[string]any{"fromEmail": from})
+	})
+	if err != nil {
+		return err
+	}
+	s.notifyEnded(acc.ID, nil)
+	return nil
+}
+
+// moveEmail sets the locked owner's address to email, verified at now, and
+// ends what an address change ends: every session (and its login
+// challenges), the access tokens (token version + 1) and the unused
+// one-time tokens but the revert ones. An address that belongs to another
+// account is ErrExists: the unique index decides between concurrent
+// changes to one address.
+func (c *Credentials) moveEmail(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, email string, now time.Time) (*models.Account, error) {
+	s := c.Engine
+	acc, err := s.Accounts.SetEmail(ctx, tx, owner, email, now)
+	if errors.Is(err, models.ErrDuplicate) {
+		return nil, ErrExists
+	}
+	if err != nil {
+		return nil, err
+	}
+	if acc.TokenVersion, err = s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {
+		return nil, err
+	}
+	if _, err := s.endAll(ctx, tx, owner, now); err != nil {
+		return nil, err
+	}
+	return acc, s.voidTokens(ctx, tx, owner, now)
+}
+
+// DeleteSelf soft-deletes the owner's account at its own request, as an
+// admin's delete does: every session (OAuth ones included), access token
+// and socket ends at once, the unused one-time tokens are void, the OAuth
+// consents are removed, and account_deleted is recorded with data.self,
+// in one transaction; then a notice is mailed. Until the purge after the
+// deletion grace an admin can restore the account.
+func (s *Service) DeleteSelf(ctx context.Context, owner, session uuid.UUID, o Origin) error {
+	now := s.Now()
+	var acc *models.Account
+	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+		if _, err := s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
+			return err
+		}
+		if err := s.Accounts.SoftDelete(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		revoked, err := s.endAll(ctx, tx, owner, now)
+		if err != nil {
+			return err
+		}
+		if err := s.voidTokens(ctx, tx, owner, now); err != nil {
+			return err
+		}
+		if err := s.endConsents(ctx, tx, owner); err != nil {
+			return err
+		}
+		if err := s.record(ctx, tx, models.EventAccountDeleted, owner, session, o,
+			map[string]any{"self": true, "revoked": len(revoked)}); err != nil {
+			return err
+		}
+		acc, err = s.Accounts.ByID(ctx, tx, owner)
+		return err
+	})
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	s.notifyEnded(owner, nil)
+	s.notices().send(ctx, acc, mail.AccountDeleted)
+	return nil
+}
+
+// endConsents removes a user's OAuth consents (an admin has none).
+func (s *Service) endConsents(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
+	if s.Kind.Type != Users.Type {
+		return nil
+	}
+	_, err := models.DeleteConsents(ctx, tx, owner)
+	return err
+}
+
+// PurgeDeleted deletes for good the users soft-deleted longer ago than
+// grace, with every row that refers to them, keeping their security events
+// anonymised (see models.PurgeDeletedUsers), and returns how many. Only
+// the users' engine purges: admins are never purged.
+func (s *Service) PurgeDeleted(ctx context.Context, grace time.Duration) (int, error) {
+	if s.Kind.Type != Users.Type {
+		return 0, nil
+	}
+	total := 0
+	for {
+		ids, err := models.PurgeDeletedUsers(ctx, s.DB, s.Now().Add(-grace), 100)
+		total += len(ids)
+		if err != nil {
+			return total, fmt.Errorf("purge deleted users: %w", err)
+		}
+		if len(ids) < 100 {
+			return total, nil
+		}
+	}
+}
