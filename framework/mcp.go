@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,9 +95,9 @@ func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		for _, name := range toolCalls(body) {
-			if d, ok := m.tools[name]; ok && !tok.HasScopes(d.Spec.Scopes) {
-				f.WriteError(w, r, insufficientScope(tok.Scopes, d.Spec.Scopes, rs.mcpMetaURL))
+		for _, c := range toolCalls(body) {
+			if d, ok := m.tools[c.Params.Name]; ok && !tok.HasScopes(d.Spec.Scopes) {
+				m.refuse(w, r, c.ID, insufficientScope(tok.Scopes, d.Spec.Scopes, rs.mcpMetaURL))
 				return
 			}
 		}
@@ -105,15 +106,56 @@ func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.handler.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// toolCalls returns the names of the tools a JSON-RPC message (or batch)
-// calls; what it cannot read is left to the SDK to refuse.
-func toolCalls(body []byte) []string {
-	type message struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
+// jsonrpcServerError is the JSON-RPC error code of a request the endpoint
+// refuses before the MCP server sees it (in the range JSON-RPC leaves to
+// implementations).
+const jsonrpcServerError = -32001
+
+// refuse answers the JSON-RPC request id with err: the framework's error
+// answer (status, headers such as WWW-Authenticate, and the coded body),
+// its body wrapped as the data of a JSON-RPC error response so that an MCP
+// client reads it as the refusal of that one call and keeps its session.
+func (m *mcpEndpoint) refuse(w http.ResponseWriter, r *http.Request, id json.RawMessage, err error) {
+	rec := &bufferWriter{header: w.Header()}
+	m.f.WriteError(rec, r, err)
+	var coded struct {
+		Message string `json:"message"`
 	}
+	_ = json.Unmarshal(rec.buf.Bytes(), &coded)
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	raw, merr := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{jsonrpcServerError, coded.Message, rec.buf.Bytes()}})
+	if merr != nil {
+		raw = rec.buf.Bytes()
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(raw)
+}
+
+// rpcCall is the part of a JSON-RPC request the endpoint reads.
+type rpcCall struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// toolCalls returns the tools/call requests of a JSON-RPC message (or
+// batch); what it cannot read is left to the SDK to refuse.
+func toolCalls(body []byte) []rpcCall {
+	type message = rpcCall
 	var msgs []message
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
 		_ = json.Unmarshal(body, &msgs)
@@ -123,13 +165,13 @@ func toolCalls(body []byte) []string {
 			msgs = []message{one}
 		}
 	}
-	var names []string
+	var calls []rpcCall
 	for _, msg := range msgs {
 		if msg.Method == "tools/call" {
-			names = append(names, msg.Params.Name)
+			calls = append(calls, msg)
 		}
 	}
-	return names
+	return calls
 }
 
 // mcpSkipHeaders are the MCP transport's own headers, not the action's.
