@@ -1,8 +1,10 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +21,7 @@ import (
 	"github.com/actionkit/actionkit/auth/accesstoken"
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/errorcodes"
+	"github.com/actionkit/actionkit/internal/openapitest"
 )
 
 const (
@@ -384,4 +387,61 @@ func TestRegisterRefusesScopesAndTools(t *testing.T) {
 	f := newOAuthFramework(t, a, nil)
 	Register(f, noteAction{action.Spec{Name: "V1NotesList", Path: "/v1/notes/list", Auth: action.Owner("user"),
 		Reauth: action.ReauthLevel, Scopes: []string{"notes:read"}, Tool: tool("list_notes")}})
+}
+
+// TestOpenAPIOAuthSecurity: the document declares the oauth2 scheme with
+// the authorization server's endpoints and every declared scope, and a
+// scoped operation takes either the first-party scheme or oauth2 with its
+// scopes; the document stays valid OpenAPI 3.1.
+func TestOpenAPIOAuthSecurity(t *testing.T) {
+	a := newAuthServer(t)
+	f := newOAuthFramework(t, a, nil)
+	raw, err := f.OpenAPI(OpenAPIInfo{Title: "Notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	openapitest.Validate(t, raw)
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			SecuritySchemes map[string]json.RawMessage `json:"securitySchemes"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"oauth2","description":"An OAuth access token of https://id.example.com for the resource https://notes.example.com, sent as \"Authorization: Bearer \u003ctoken\u003e\"; a token lacking a scope the operation needs is refused with 403 FORBIDDEN_INSUFFICIENT_SCOPE.","flows":{"authorizationCode":{"authorizationUrl":"https://id.example.com/oauth2/authorize","tokenUrl":"https://id.example.com/oauth2/token","scopes":{"notes:read":"Calls V1NotesRead.","notes:write":"Calls V1NotesWrite."}}}}`
+	if got := compactJSON(t, doc.Components.SecuritySchemes["oauth2"]); got != want {
+		t.Errorf("oauth2 scheme:\n%s\nwant\n%s", got, want)
+	}
+	for path, want := range map[string]string{
+		"/v1/notes/read":  `[{"jwt-user":[]},{"oauth2":["notes:read"]}]`,
+		"/v1/notes/write": `[{"jwt-user":[]},{"oauth2":["notes:write"]}]`,
+		"/v1/whoami":      `[{"jwt-user":[]}]`,
+	} {
+		for _, m := range []string{"get", "post"} {
+			var op struct {
+				Security  json.RawMessage            `json:"security"`
+				Responses map[string]json.RawMessage `json:"responses"`
+			}
+			if err := json.Unmarshal(doc.Paths[path][m], &op); err != nil {
+				t.Fatal(err)
+			}
+			if got := compactJSON(t, op.Security); got != want {
+				t.Errorf("%s %s security %s, want %s", m, path, got, want)
+			}
+			if scoped := path != "/v1/whoami"; strings.Contains(string(op.Responses["403"]), "FORBIDDEN_INSUFFICIENT_SCOPE") != scoped {
+				t.Errorf("%s %s: 403 %s", m, path, op.Responses["403"])
+			}
+		}
+	}
+}
+
+func compactJSON(t testing.TB, raw json.RawMessage) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
