@@ -16,6 +16,7 @@ import (
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/accesstoken"
+	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/errorcodes"
 )
 
@@ -366,4 +367,22 @@ func (f *Framework) checkOAuthSpec(s action.Spec) {
 			panic(fmt.Sprintf("framework: %s: tool name %s is taken by %s", s.Name, s.Tool.Name, d.Spec.Name))
 		}
 	}
+}
+
+// DiscoverOAuth reads the metadata of the authorization server issuer
+// (RFC 8414) with client (nil: a default one) and returns the OAuth
+// configuration that verifies its tokens with its key set (fetched and
+// cached by jwks.Keys) and documents its endpoints. The caller sets
+// Resource, and MCPPath, ResourceName or Sessions as it needs.
+func DiscoverOAuth(ctx context.Context, client *http.Client, issuer string) (*OAuth, error) {
+	meta, err := accesstoken.Discover(ctx, client, issuer)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := jwks.NewKeys(jwks.Config{URL: meta.JWKSURI, HTTPClient: client})
+	if err != nil {
+		return nil, err
+	}
+	return &OAuth{Issuer: meta.Issuer, Keys: keys,
+		AuthorizationEndpoint: meta.AuthorizationEndpoint, TokenEndpoint: meta.TokenEndpoint}, nil
 }

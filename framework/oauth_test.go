@@ -445,3 +445,45 @@ func compactJSON(t testing.TB, raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// TestDiscoverOAuth: a service configured from its authorization server's
+// metadata (RFC 8414) verifies that server's tokens with the key set the
+// metadata names; metadata naming another issuer is refused.
+func TestDiscoverOAuth(t *testing.T) {
+	a := newAuthServer(t)
+	var issuer string
+	claimed := ""
+	meta := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/oauth-authorization-server" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": orDefault(claimed, issuer), "jwks_uri": a.jwks.URL + "/keys",
+			"authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token"})
+	}))
+	t.Cleanup(meta.Close)
+	issuer = meta.URL
+	cfg, err := DiscoverOAuth(context.Background(), nil, issuer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resource = testResource
+	f := newTestFramework(t, Config{OAuth: cfg})
+	Register(f, readNote)
+	res := do(t, f, http.MethodPost, "/v1/notes/read", "application/json", `{"text":"hi"}`, bearer(a.mint(t, grant{iss: issuer, scope: "notes:read"}))...)
+	if res.Code != 200 {
+		t.Errorf("discovered issuer's token: %d %s", res.Code, res.Raw)
+	}
+	res = do(t, f, http.MethodPost, "/v1/notes/read", "application/json", `{"text":"hi"}`, bearer(a.mint(t, grant{scope: "notes:read"}))...)
+	if res.Code != 401 {
+		t.Errorf("another issuer's token: %d %s", res.Code, res.Raw)
+	}
+	if cfg.AuthorizationEndpoint != issuer+"/authorize" || cfg.TokenEndpoint != issuer+"/token" {
+		t.Errorf("endpoints %s %s", cfg.AuthorizationEndpoint, cfg.TokenEndpoint)
+	}
+	claimed = "https://evil.example.com"
+	if _, err := DiscoverOAuth(context.Background(), nil, issuer); err == nil {
+		t.Error("metadata of another issuer was accepted")
+	}
+}
