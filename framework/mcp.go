@@ -174,10 +174,12 @@ func toolCalls(body []byte) []rpcCall {
 	return calls
 }
 
-// mcpSkipHeaders are the MCP transport's own headers, not the action's.
+// mcpSkipHeaders are the MCP transport's own headers, not the action's,
+// and cookies: an MCP client authenticates with its access token only, so
+// a tool never acts on a browser's credential cookies.
 var mcpSkipHeaders = map[string]bool{
 	"Content-Type": true, "Content-Length": true, "Accept": true, "Accept-Encoding": true,
-	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true, "Cookie": true,
 }
 
 // callTool runs d's action for a tool call: an in-process POST of the

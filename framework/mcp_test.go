@@ -329,3 +329,36 @@ func TestMCPToolCallRunsMiddleware(t *testing.T) {
 		t.Errorf("observed actions %v", actions)
 	}
 }
+
+// BenchmarkScopedAction compares one call of a scoped action over HTTP
+// with an access token and the same call as an MCP tool, both over
+// loopback with real signatures, in the same run.
+func BenchmarkScopedAction(b *testing.B) {
+	a, _, srv := newMCPServer(b)
+	httpToken := a.mint(b, grant{scope: "notes:read"})
+	b.Run("http", func(b *testing.B) {
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/notes/read", strings.NewReader(`{"text":"hi"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+httpToken)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil || res.StatusCode != 200 {
+				b.Fatal(res, err)
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			_ = res.Body.Close()
+		}
+	})
+	s, err := connectMCP(b, srv.URL, a.mint(b, grant{aud: testMCP, scope: "notes:read"}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mcp", func(b *testing.B) {
+		for b.Loop() {
+			res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_note", Arguments: map[string]any{"text": "hi"}})
+			if err != nil || res.IsError {
+				b.Fatal(res, err)
+			}
+		}
+	})
+}
