@@ -67,11 +67,6 @@ func (m *mcpEndpoint) build() {
 func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.once.Do(m.build)
 	f, rs := m.f, m.f.oauth
-	h := w.Header()
-	if h.Get("Access-Control-Allow-Origin") == "" {
-		h.Set("Access-Control-Allow-Origin", "*")
-	}
-	h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, X-Request-ID, Retry-After")
 	token, ok := bearerToken(r)
 	if !ok || !looksLikeAccessToken(token) {
 		f.WriteError(w, r, unauthorizedChallenge(rs.mcpMetaURL))

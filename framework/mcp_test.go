@@ -362,3 +362,34 @@ func BenchmarkScopedAction(b *testing.B) {
 		}
 	})
 }
+
+// TestMCPCORS: the MCP endpoint and the metadata answer any origin without
+// credentials, exposing WWW-Authenticate, and answer their preflights,
+// even beside CORS origins of the service's own.
+func TestMCPCORS(t *testing.T) {
+	a := newAuthServer(t)
+	for _, origins := range [][]string{nil, {"https://app.example.com"}} {
+		f := newTestFramework(t, Config{CORSOrigins: origins,
+			OAuth: &OAuth{Issuer: testIssuer, Keys: a.keys(t), Resource: testResource, MCPPath: "/mcp"}})
+		Register(f, readNote)
+		res := do(t, f, http.MethodOptions, "/mcp", "", "", "Origin", "https://agent.example.org",
+			"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
+		if res.Code != 204 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Credentials") != "" ||
+			!strings.Contains(res.Header.Get("Access-Control-Allow-Headers"), "Mcp-Protocol-Version") {
+			t.Errorf("%v: preflight %d %v", origins, res.Code, res.Header)
+		}
+		res = do(t, f, http.MethodPost, "/mcp", "application/json", `{}`, "Origin", "https://app.example.com")
+		if res.Code != 401 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Credentials") != "" ||
+			!strings.Contains(res.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
+			t.Errorf("%v: 401 %d %v", origins, res.Code, res.Header)
+		}
+		res = do(t, f, http.MethodGet, "/.well-known/oauth-protected-resource/mcp", "", "", "Origin", "https://agent.example.org")
+		if res.Code != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%v: metadata %d %v", origins, res.Code, res.Header)
+		}
+		res = do(t, f, http.MethodPost, "/v1/notes/read", "application/json", `{}`, "Origin", "https://agent.example.org")
+		if res.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%v: an action answered a foreign origin: %v", origins, res.Header)
+		}
+	}
+}

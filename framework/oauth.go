@@ -131,6 +131,13 @@ func newResourceServer(cfg OAuth) *resourceServer {
 	return rs
 }
 
+// publicCORS reports the paths open to every origin: the metadata
+// documents and the MCP endpoint.
+func (rs *resourceServer) publicCORS(path string) bool {
+	return path == ProtectedResourcePath ||
+		rs.mcpResource != "" && (path == rs.cfg.MCPPath || path == ProtectedResourcePath+rs.cfg.MCPPath)
+}
+
 // mcpCallKey marks the context of a request the MCP endpoint runs in
 // process for a tool call: its tokens must name the MCP resource.
 type mcpCallKey struct{}
@@ -293,7 +300,6 @@ func (f *Framework) metadataHandler(resource string, mcp bool) http.Handler {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Cache-Control", "public, max-age=300")
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Access-Control-Allow-Origin", "*")
 		if r.Method != http.MethodHead {
 			_, _ = w.Write(raw)
 		}
