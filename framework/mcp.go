@@ -56,8 +56,14 @@ func (m *mcpEndpoint) build() {
 		}
 		server.AddTool(tool, m.callTool(d))
 	}
+	// The SDK's protection against DNS rebinding refuses a request that
+	// reached a loopback address under another Host: every request of a
+	// service behind a reverse proxy on the same machine. It guards local
+	// servers without authentication; here every request needs a bearer
+	// token, which a rebound page does not have.
 	m.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: f.maxBody})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: f.maxBody,
+			DisableLocalhostProtection: true})
 }
 
 // ServeHTTP authenticates an MCP request and hands it to the SDK: 401
@@ -246,6 +252,13 @@ func (w *bufferWriter) Write(b []byte) (int, error) {
 	}
 	return w.buf.Write(b)
 }
+
+// IsToolCall reports whether r is a tool call the MCP endpoint runs in
+// process through the framework, so that middleware can tell it from the
+// MCP request that carries it: a rate limiter counts the MCP request
+// against the global limit and the tool call against its action's class,
+// rather than the global limit twice.
+func IsToolCall(r *http.Request) bool { return r.Context().Value(mcpCallKey{}) != nil }
 
 // MCPResource is the resource URI of the MCP endpoint, the aud its tokens
 // must carry; "" when the framework serves none.

@@ -150,12 +150,16 @@ func TestMCPTools(t *testing.T) {
 }
 
 // postMCP sends one JSON-RPC message to the MCP endpoint; the answer's
-// body is read into the returned string.
-func postMCP(t testing.TB, base, token, body string) (*http.Response, string) {
+// body is read into the returned string. host, when given, is the Host
+// header (as a reverse proxy on loopback sends it).
+func postMCP(t testing.TB, base, token, body string, host ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(host) > 0 {
+		req.Host = host[0]
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -198,6 +202,9 @@ func TestMCPAuthorization(t *testing.T) {
 	}
 
 	readOnly := a.mint(t, grant{aud: testMCP, scope: "notes:read"})
+	if res, body := postMCP(t, srv.URL, readOnly, list, "notes.example.com"); res.StatusCode != 200 || !strings.Contains(body, "read_note") {
+		t.Errorf("behind a reverse proxy on loopback: %d %s", res.StatusCode, body)
+	}
 	res, body := postMCP(t, srv.URL, readOnly, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"text":"x"}}}`)
 	want := `Bearer error="insufficient_scope", scope="notes:read notes:write", resource_metadata="` + testMCPMeta + `"`
 	var rpc struct {
@@ -285,8 +292,16 @@ func TestMCPToolCallRunsMiddleware(t *testing.T) {
 	var mu sync.Mutex
 	var seen []Observation
 	var f *Framework
+	var toolCalls, mcpRequests int
 	limit := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if IsToolCall(r) {
+				toolCalls++
+			} else if r.URL.Path == "/mcp" {
+				mcpRequests++
+			}
+			mu.Unlock()
 			if r.URL.Path == "/v1/notes/write" {
 				e := errorcodes.TooManyRequests.New()
 				e.RetryAfter = time.Minute
@@ -327,6 +342,9 @@ func TestMCPToolCallRunsMiddleware(t *testing.T) {
 	}
 	if strings.Join(actions, ",") != "V1NotesRead 200" {
 		t.Errorf("observed actions %v", actions)
+	}
+	if toolCalls != 2 || mcpRequests < 3 {
+		t.Errorf("middleware saw %d tool calls and %d MCP requests", toolCalls, mcpRequests)
 	}
 }
 
