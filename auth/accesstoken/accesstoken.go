@@ -91,6 +91,7 @@ func (t *Token) HasScopes(scopes []string) bool {
 type Verifier struct {
 	cfg    Config
 	parser *jwt.Parser
+	cache  verifiedCache
 }
 
 // New returns a Verifier for cfg, or an error naming what is wrong with it.
@@ -144,7 +145,10 @@ type wireClaims struct {
 }
 
 // Verify checks token and that its aud names resource (both compared in
-// their WHATWG URL serialization), and returns its claims. Every refusal
+// their WHATWG URL serialization), and returns its claims, which the
+// caller must not modify: a token verified before is answered from a
+// cache, repeating the checks that depend on the time, the resource and
+// the published keys. Every refusal
 // wraps ErrInvalidToken; a key source that could not find out whether it
 // holds the token's kid (an error not wrapping auth.ErrUnknownKey) is no
 // refusal, and its error is returned as it is.
@@ -156,6 +160,42 @@ func (v *Verifier) Verify(ctx context.Context, token, resource string) (*Token, 
 	if token == "" || len(token) > auth.MaxTokenBytes {
 		return nil, invalid(fmt.Errorf("token of %d bytes", len(token)))
 	}
+	if tok, ok := v.cache.get(token, v.cfg.Now(), v.cfg.Leeway); ok {
+		return v.recheck(ctx, tok, want)
+	}
+	tok, err := v.verify(ctx, token, want)
+	if err == nil {
+		v.cache.put(token, tok)
+	}
+	return tok, err
+}
+
+// recheck applies to a cached token what may differ since it was
+// verified: the resource asked for, and that its key is still published.
+func (v *Verifier) recheck(ctx context.Context, tok *Token, want string) (*Token, error) {
+	if !namesResource(tok.Audience, want) {
+		return nil, invalid(fmt.Errorf("aud %q does not name %s", tok.Audience, want))
+	}
+	if _, err := v.cfg.Keys.VerifyKey(ctx, tok.KeyID); err != nil {
+		if !errors.Is(err, auth.ErrUnknownKey) {
+			return nil, err
+		}
+		return nil, invalid(err)
+	}
+	return tok, nil
+}
+
+// namesResource reports whether one of aud is want, compared in WHATWG
+// URL serialization.
+func namesResource(aud []string, want string) bool {
+	return slices.ContainsFunc(aud, func(a string) bool {
+		got, ok := ResourceURI(a)
+		return ok && got == want
+	})
+}
+
+// verify checks a token not seen before.
+func (v *Verifier) verify(ctx context.Context, token, want string) (*Token, error) {
 	var failure error
 	var wc wireClaims
 	parsed, err := v.parser.ParseWithClaims(token, &wc, func(t *jwt.Token) (any, error) {
@@ -193,10 +233,7 @@ func (v *Verifier) Verify(ctx context.Context, token, resource string) (*Token, 
 	case wc.IssuedAt == nil:
 		return nil, invalid(errors.New("no iat"))
 	}
-	if !slices.ContainsFunc(wc.Audience, func(a string) bool {
-		got, ok := ResourceURI(a)
-		return ok && got == want
-	}) {
+	if !namesResource(wc.Audience, want) {
 		return nil, invalid(fmt.Errorf("aud %q does not name %s", []string(wc.Audience), want))
 	}
 	tok := &Token{

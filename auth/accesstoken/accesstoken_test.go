@@ -3,6 +3,7 @@ package accesstoken
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,5 +81,65 @@ func TestVerifyClaims(t *testing.T) {
 	}
 	if _, err := New(Config{Issuer: "x", Keys: &auth.StaticKeys{Set: set}, Algorithms: []string{auth.HS256}}); err == nil {
 		t.Error("HS256 was accepted")
+	}
+}
+
+// switchKeys is a key source whose key can be unpublished.
+type switchKeys struct {
+	key       *auth.Key
+	withdrawn atomic.Bool
+}
+
+func (s *switchKeys) VerifyKey(_ context.Context, kid string) (*auth.Key, error) {
+	if s.withdrawn.Load() || kid != s.key.ID {
+		return nil, auth.ErrUnknownKey
+	}
+	return s.key, nil
+}
+
+func (s *switchKeys) SigningKey() (*auth.Key, error) { return nil, auth.ErrNoSigningKey }
+
+// TestVerifyCache: a token verified before is answered from the cache
+// (the very same Token comes back), yet the checks that may change are
+// repeated: the resource, expiry and the key still being published.
+func TestVerifyCache(t *testing.T) {
+	key, err := auth.GenerateKey(auth.EdDSA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key.ID = "k"
+	keys := &switchKeys{key: key}
+	now := time.Now()
+	v, err := New(Config{Issuer: "https://id.example.com", Keys: keys, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{"iss": "https://id.example.com", "sub": "u",
+		"aud": []string{"https://a.example.com", "https://b.example.com"}, "client_id": "c", "scope": "s",
+		"exp": now.Add(time.Minute).Unix(), "iat": now.Unix()})
+	tok.Header["typ"], tok.Header["kid"] = "at+jwt", "k"
+	token, err := tok.SignedString(key.Private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := v.Verify(context.Background(), token, "https://a.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := v.Verify(context.Background(), token, "https://b.example.com")
+	if err != nil || again != first {
+		t.Fatalf("cached verification: %v %v", again, err)
+	}
+	if _, err := v.Verify(context.Background(), token, "https://c.example.com"); !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("a cached token for another resource: %v", err)
+	}
+	keys.withdrawn.Store(true)
+	if _, err := v.Verify(context.Background(), token, "https://a.example.com"); !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("a cached token of a withdrawn key: %v", err)
+	}
+	keys.withdrawn.Store(false)
+	now = now.Add(time.Minute + auth.ClockSkew)
+	if _, err := v.Verify(context.Background(), token, "https://a.example.com"); !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("a cached token past its expiry: %v", err)
 	}
 }
