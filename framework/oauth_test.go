@@ -166,13 +166,18 @@ type liveSessions struct {
 	ended map[string]bool
 }
 
-func (s *liveSessions) OAuthCaller(_ context.Context, owner action.OwnerType, tok *accesstoken.Token, _ action.Needs) (*action.Caller, error) {
+func (s *liveSessions) OAuthCaller(_ context.Context, owner action.OwnerType, tok *accesstoken.Token, needs action.Needs) (*action.Caller, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended[tok.SessionID] {
 		return nil, nil
 	}
-	return &action.Caller{Type: owner, ID: uuid.MustParse(tok.Subject), SessionID: uuid.MustParse(tok.SessionID), Locale: "en"}, nil
+	c := &action.Caller{Type: owner, ID: uuid.MustParse(tok.Subject), SessionID: uuid.MustParse(tok.SessionID), Locale: "en"}
+	if needs.Assurance {
+		// The owner has a second factor that this session did not use.
+		c.Assurance = action.Assurance{Level: 1, SecondFactor: true}
+	}
+	return c, nil
 }
 
 // newOAuthFramework is a framework of a service that accepts the test
@@ -320,20 +325,37 @@ func otherKeyToken(t testing.TB, a *authServer) string {
 }
 
 // TestOAuthSessionsHook: with OAuthSessions, a token of an ended session
-// is refused at once, before it expires.
+// is refused at once, before it expires, over HTTP and over MCP; an
+// action's Spec.Reauth is checked on the session the hook reads, as for a
+// first-party token.
 func TestOAuthSessionsHook(t *testing.T) {
 	a := newAuthServer(t)
 	sessions := &liveSessions{ended: map[string]bool{}}
 	f := newOAuthFramework(t, a, sessions)
+	Register(f, noteAction{action.Spec{Name: "V1NotesSecret", Path: "/v1/notes/secret", Auth: action.Owner("user"),
+		Reauth: action.ReauthLevel, Scopes: []string{"notes:read"}}})
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
 	token := a.mint(t, grant{scope: "notes:read"})
+	mcpToken := a.mint(t, grant{aud: testMCP, scope: "notes:read"})
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	if res := do(t, f, http.MethodPost, "/v1/notes/read", "application/json", `{"text":"hi"}`, bearer(token)...); res.Code != 200 {
 		t.Fatalf("live session: %d %s", res.Code, res.Raw)
+	}
+	if res, body := postMCP(t, srv.URL, mcpToken, list); res.StatusCode != 200 {
+		t.Fatalf("live session over MCP: %d %s", res.StatusCode, body)
+	}
+	if res := do(t, f, http.MethodPost, "/v1/notes/secret", "application/json", `{"text":"hi"}`, bearer(token)...); res.Code != 403 || res.Body["error"] != "FORBIDDEN" {
+		t.Errorf("a second factor unused by the session: %d %s", res.Code, res.Raw)
 	}
 	sessions.mu.Lock()
 	sessions.ended[testSession.String()] = true
 	sessions.mu.Unlock()
 	if res := do(t, f, http.MethodPost, "/v1/notes/read", "application/json", `{"text":"hi"}`, bearer(token)...); res.Code != 401 {
-		t.Fatalf("ended session: %d %s", res.Code, res.Raw)
+		t.Errorf("ended session: %d %s", res.Code, res.Raw)
+	}
+	if res, body := postMCP(t, srv.URL, mcpToken, list); res.StatusCode != 401 {
+		t.Errorf("ended session over MCP: %d %s", res.StatusCode, body)
 	}
 }
 
