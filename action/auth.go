@@ -75,6 +75,13 @@ type Caller struct {
 	// actions an authenticator may leave it zero, which is no proof of a
 	// second factor or of a recent authentication.
 	Assurance Assurance
+	// ClientID is the OAuth client the caller's access token was issued to,
+	// when the caller presented an OAuth access token (Spec.Scopes); empty
+	// for a first-party token.
+	ClientID string
+	// Scopes are the scopes of that OAuth access token; nil for a
+	// first-party token.
+	Scopes []string
 	// Locale is the owner's preferred locale, used for messages.
 	Locale string
 	// Record is the owner record loaded by the owner type's loader, so that

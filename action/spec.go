@@ -59,6 +59,26 @@ type Spec struct {
 	// from the caller's Assurance; the zero value requires nothing more
 	// than a valid token.
 	Reauth Reauth
+	// Scopes make the action accept, besides its Auth's own credentials,
+	// an OAuth access token ("Authorization: Bearer <token>") of the
+	// framework's configured authorization server whose scope holds every
+	// one of them and whose aud is this service's resource (CONTRACT §20).
+	// Only an Owner action may declare scopes, never a sensitive one
+	// (Reauth ReauthRecent or stronger) nor one under /v1/users/oauth/.
+	Scopes []string
+	// Tool, when set, also serves the action as a Model Context Protocol
+	// tool at the framework's MCP path: same arguments (its inputSchema is
+	// the action's argument schema), same pipeline, same answers.
+	Tool *Tool
+}
+
+// Tool declares an action as an MCP tool.
+type Tool struct {
+	// Name is the tool's name: 1 to 64 of a-z, 0-9 and _, unique among
+	// the framework's tools.
+	Name string
+	// Description tells an agent what the tool does and when to use it.
+	Description string
 }
 
 // Reauth is an action's requirement on how the caller's session was

@@ -14,6 +14,9 @@ const (
 	Forbidden                  Code = "FORBIDDEN 403 forbidden"
 	ServiceBusy                Code = "SERVICE_BUSY 503 service_busy"
 	MethodNotAllowed           Code = "METHOD_NOT_ALLOWED 405 method_not_allowed"
+	// ForbiddenInsufficientScope answers an OAuth access token whose scope
+	// lacks one of the action's Spec.Scopes.
+	ForbiddenInsufficientScope Code = "FORBIDDEN_INSUFFICIENT_SCOPE 403 forbidden.insufficient_scope"
 )
 
 // Framework returns the framework's own codes.
@@ -29,4 +32,11 @@ func Framework() []Code {
 		ServiceBusy,
 		MethodNotAllowed,
 	}
+}
+
+// Later returns the framework's codes released after Framework(), in
+// release order: a server lists them after its own codes, so that its list
+// of codes only ever grows at its end.
+func Later() []Code {
+	return []Code{ForbiddenInsufficientScope}
 }

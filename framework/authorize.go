@@ -41,10 +41,33 @@ func (f *Framework) parseClientHeaders(r *http.Request, req *action.Request) *er
 
 // authorize resolves the caller and applies the action's access rule
 // before the action runs. Public actions ignore the Authorization header.
+// An action that declares Scopes also takes an OAuth access token
+// ("Authorization: Bearer", typ at+jwt); every other action leaves such a
+// token to the Authenticator, which does not know it (401).
 func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Request) error {
 	if spec.Auth.Kind == action.KindPublic {
 		return nil
 	}
+	scoped := f.oauth != nil && len(spec.Scopes) > 0
+	if scoped {
+		if token, ok := bearerToken(r); ok && looksLikeAccessToken(token) {
+			return f.authorizeOAuth(r, spec, req, token)
+		}
+		if r.Context().Value(mcpCallKey{}) != nil {
+			// A tool call takes only the MCP endpoint's OAuth token.
+			_, metadata := f.oauth.expectedResource(r)
+			return unauthorizedChallenge(metadata)
+		}
+	}
+	err := f.authorizeFirstParty(r, spec, req)
+	if scoped && errorcodes.Is(err, errorcodes.Unauthorized) {
+		return unauthorizedChallenge(f.oauth.metadataURL)
+	}
+	return err
+}
+
+// authorizeFirstParty resolves the caller through the Authenticator.
+func (f *Framework) authorizeFirstParty(r *http.Request, spec action.Spec, req *action.Request) error {
 	var caller *action.Caller
 	if f.cfg.Authenticator != nil && f.conv.Presents(r) {
 		needs := action.Needs{Assurance: spec.Reauth != action.ReauthNone}

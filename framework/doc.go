@@ -38,6 +38,14 @@
 // number or boolean only where one is declared: "42" fills an int, while 42
 // given for a string is refused.
 //
+// With Config.OAuth the service is also an OAuth protected resource: an
+// action declaring Spec.Scopes takes, in step 3, an access token of the
+// configured authorization server (RFC 9068, verified by package
+// auth/accesstoken) whose scope holds them, answering the RFC 6750
+// challenges otherwise; the framework serves the RFC 9728 metadata, and
+// every action declaring Spec.Tool is an MCP tool at OAuth.MCPPath, whose
+// call runs these same steps in process (docs/framework.md).
+//
 // All reflection happens in Register, which panics on a declaration error;
 // serving a request never panics on its input.
 package framework

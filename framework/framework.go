@@ -91,6 +91,11 @@ type Config struct {
 	// Reauthentication configures the check of Spec.Reauth; Register
 	// refuses an action declaring a requirement without it.
 	Reauthentication *Reauthentication
+	// OAuth makes the service an OAuth protected resource: actions that
+	// declare Spec.Scopes accept the access tokens of its authorization
+	// server, the metadata documents are served, and actions that declare
+	// Spec.Tool are MCP tools at OAuth.MCPPath. Nil: none of it.
+	OAuth *OAuth
 }
 
 // DefaultUnavailableRetryAfter is the Retry-After of an answer to a
@@ -115,6 +120,8 @@ type Framework struct {
 	rules     map[string]validation.Rule
 	requestID *idSource
 	conv      Conventions
+	oauth     *resourceServer
+	mcp       *mcpEndpoint
 }
 
 var _ http.Handler = (*Framework)(nil)
@@ -126,7 +133,7 @@ func New(cfg Config) *Framework {
 		f.log = slog.New(slog.DiscardHandler)
 	}
 	if f.catalog == nil {
-		c, err := errorcodes.NewCatalog([]string{errorcodes.DefaultLocale}, errorcodes.Framework())
+		c, err := errorcodes.NewCatalog([]string{errorcodes.DefaultLocale}, append(errorcodes.Framework(), errorcodes.Later()...))
 		if err != nil {
 			panic("framework: built-in catalog: " + err.Error())
 		}
@@ -172,6 +179,21 @@ func New(cfg Config) *Framework {
 		h = cfg.Middleware[i](h)
 	}
 	f.handler = h
+	if cfg.OAuth != nil {
+		f.oauth = newResourceServer(*cfg.OAuth)
+		for _, m := range []string{http.MethodGet, http.MethodHead} {
+			f.Handle(m, ProtectedResourcePath, f.metadataHandler(f.oauth.resource, false))
+			if f.oauth.mcpResource != "" {
+				f.Handle(m, ProtectedResourcePath+f.oauth.cfg.MCPPath, f.metadataHandler(f.oauth.mcpResource, true))
+			}
+		}
+		if f.oauth.mcpResource != "" {
+			f.mcp = newMCPEndpoint(f)
+			for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+				f.Handle(m, f.oauth.cfg.MCPPath, f.mcp)
+			}
+		}
+	}
 	return f
 }
 

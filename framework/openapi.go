@@ -126,12 +126,21 @@ type (
 		Content     map[string]oaMedia `json:"content,omitempty"`
 	}
 	oaSecurityScheme struct {
-		Type         string `json:"type"`
-		Scheme       string `json:"scheme,omitempty"`
-		BearerFormat string `json:"bearerFormat,omitempty"`
-		In           string `json:"in,omitempty"`
-		Name         string `json:"name,omitempty"`
-		Description  string `json:"description"`
+		Type         string   `json:"type"`
+		Scheme       string   `json:"scheme,omitempty"`
+		BearerFormat string   `json:"bearerFormat,omitempty"`
+		In           string   `json:"in,omitempty"`
+		Name         string   `json:"name,omitempty"`
+		Description  string   `json:"description"`
+		Flows        *oaFlows `json:"flows,omitempty"`
+	}
+	oaFlows struct {
+		AuthorizationCode *oaFlow `json:"authorizationCode,omitempty"`
+	}
+	oaFlow struct {
+		AuthorizationURL string            `json:"authorizationUrl"`
+		TokenURL         string            `json:"tokenUrl"`
+		Scopes           map[string]string `json:"scopes"`
 	}
 	oaComponents struct {
 		Schemas         map[string]Schema           `json:"schemas,omitempty"`
@@ -152,7 +161,10 @@ type (
 // arguments as query parameters, the other methods as a JSON or form body
 // (the query string is accepted too, as the operation's description says);
 // X-Client and X-Platform are header parameters; an Owner(t) action
-// requires the security scheme "jwt-<t>"; an action with a Spec.Reauth
+// requires the security scheme "jwt-<t>", and one declaring Spec.Scopes
+// (with Config.OAuth) takes as well the scheme "oauth2" with its scopes
+// (authorizationCode at the authorization server's endpoints, listing
+// every declared scope); an action with a Spec.Reauth
 // requirement names it in the extension x-reauthentication ("recent" or
 // "second-factor") and documents the refusal's code; the success body is the result
 // struct's JSON fields beside status and success (202 too when the result

@@ -98,6 +98,9 @@ func (g *openAPIGen) actionOperation(d Descriptor, m string) oaOperation {
 	security := []map[string][]string{}
 	if s.Auth.Kind == action.KindOwner {
 		security = append(security, map[string][]string{g.securityScheme(s.Auth.Owner): {}})
+		if g.f.oauth != nil && len(s.Scopes) > 0 {
+			security = append(security, map[string][]string{g.oauthScheme(): slices.Clone(s.Scopes)})
+		}
 	} else if s.Auth.Kind == action.KindLoggedOut {
 		g.securityScheme(s.Auth.Owner)
 	}
@@ -139,6 +142,9 @@ func (g *openAPIGen) actionDescription(s action.Spec, m string) string {
 			}
 			fmt.Fprintf(&b, " issued to a client of type %s", strings.Join(cs, " or "))
 		}
+		if g.f.oauth != nil && len(s.Scopes) > 0 {
+			fmt.Fprintf(&b, ", or an OAuth access token (`Authorization: Bearer <token>`) whose scope holds %s", strings.Join(s.Scopes, " and "))
+		}
 		b.WriteString("; any other caller gets 401 UNAUTHORIZED.")
 		g.reauthDescription(&b, s)
 	case action.KindLoggedOut:
@@ -155,6 +161,35 @@ func (g *openAPIGen) actionDescription(s action.Spec, m string) string {
 	b.WriteString(" Unknown arguments are ignored. The action answers GET, HEAD, POST, PUT, PATCH and DELETE alike; HEAD answers without a body.")
 	b.WriteString(" Error messages are in the caller's locale, else the `lang` argument's, else Accept-Language's.")
 	return b.String()
+}
+
+// oauthSchemeName names the security scheme of OAuth access tokens.
+const oauthSchemeName = "oauth2"
+
+// oauthScheme declares the scheme of the authorization server's access
+// tokens, with every scope an action declares, and returns its name.
+func (g *openAPIGen) oauthScheme() string {
+	if _, done := g.comp.SecuritySchemes[oauthSchemeName]; done {
+		return oauthSchemeName
+	}
+	cfg := g.f.oauth.cfg
+	scopes := map[string]string{}
+	for _, sc := range g.f.DeclaredScopes() {
+		var names []string
+		for _, d := range g.f.actions {
+			if slices.Contains(d.Spec.Scopes, sc) {
+				names = append(names, d.Spec.Name)
+			}
+		}
+		scopes[sc] = "Calls " + strings.Join(names, ", ") + "."
+	}
+	g.comp.SecuritySchemes[oauthSchemeName] = oaSecurityScheme{
+		Type: "oauth2",
+		Description: fmt.Sprintf("An OAuth access token of %s for the resource %s, sent as \"Authorization: Bearer <token>\"; "+
+			"a token lacking a scope the operation needs is refused with 403 FORBIDDEN_INSUFFICIENT_SCOPE.", cfg.Issuer, g.f.oauth.resource),
+		Flows: &oaFlows{AuthorizationCode: &oaFlow{AuthorizationURL: cfg.AuthorizationEndpoint, TokenURL: cfg.TokenEndpoint, Scopes: scopes}},
+	}
+	return oauthSchemeName
 }
 
 // securityScheme declares the scheme of owner type t and returns its name.
@@ -195,6 +230,9 @@ func (g *openAPIGen) actionResponses(d Descriptor, head bool) map[string]oaRespo
 	}
 	if d.Spec.SameSite {
 		codes = append(codes, errorcodes.Forbidden)
+	}
+	if g.f.oauth != nil && len(d.Spec.Scopes) > 0 {
+		codes = append(codes, errorcodes.ForbiddenInsufficientScope)
 	}
 	if r := g.f.cfg.Reauthentication; d.Spec.Reauth != action.ReauthNone && r != nil {
 		codes = append(codes, r.Code(d.Spec.Auth.Owner))

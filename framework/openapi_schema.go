@@ -141,6 +141,13 @@ func (g *openAPIGen) argsComponent(d Descriptor) string {
 	}
 	name := g.uniqueName(d.Spec.Name+"Arguments", "")
 	g.argsNames[d.Spec.Name] = name
+	g.comp.Schemas[name] = g.argsSchema(d)
+	return name
+}
+
+// argsSchema is the JSON Schema of d's arguments in a JSON body: the
+// schema of its OpenAPI request body and of its MCP tool's input.
+func (g *openAPIGen) argsSchema(d Descriptor) Schema {
 	props := Schema{}
 	var required []string
 	for _, a := range d.Args {
@@ -153,8 +160,7 @@ func (g *openAPIGen) argsComponent(d Descriptor) string {
 	if len(required) > 0 {
 		s["required"] = required
 	}
-	g.comp.Schemas[name] = s
-	return name
+	return s
 }
 
 // uniqueName returns base, or base with suffix, or with a number, whichever

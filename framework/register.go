@@ -31,12 +31,15 @@ var (
 // Register mounts a on f for every method in Methods. It reflects over the
 // argument and result types once, here, and panics on a declaration error:
 // a malformed name or path, a version that differs between the two, a path
-// already taken, an unknown tag, or a result that declares "status" or
-// "success".
+// already taken, an unknown tag, a result that declares "status" or
+// "success", or Scopes or a Tool the action may not declare (on a
+// sensitive action or under /v1/users/oauth/, a malformed or taken tool
+// name).
 func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	spec := a.Spec()
 	checkSpec(spec, f.conv.Clients)
 	checkReauthSpec(spec, f.cfg.Reauthentication)
+	f.checkOAuthSpec(spec)
 	if owner, taken := f.paths[spec.Path]; taken {
 		panic(fmt.Sprintf("framework: %s: path %s is already taken by %q", spec.Name, spec.Path, owner))
 	}

@@ -130,6 +130,9 @@ func (f *Framework) writeError(w http.ResponseWriter, r *http.Request, err error
 	}
 	h := w.Header()
 	setJSONHeaders(h)
+	if ch, isChallenge := errors.AsType[*challengeError](err); isChallenge && ch.err == e {
+		h.Set("WWW-Authenticate", ch.challenge)
+	}
 	if e.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}

@@ -30,7 +30,7 @@ func Check(t testing.TB, msgs errorcodes.Messages, codes []errorcodes.Code) {
 	for _, err := range errorcodes.CheckMessages(msgs, codes) {
 		t.Error(err)
 	}
-	if _, err := errorcodes.NewCatalog(Locales, append(errorcodes.Framework(), codes...), msgs); err != nil {
+	if _, err := errorcodes.NewCatalog(Locales, append(append(errorcodes.Framework(), errorcodes.Later()...), codes...), msgs); err != nil {
 		t.Error(err)
 	}
 }
