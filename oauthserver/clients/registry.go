@@ -102,8 +102,10 @@ type Registry struct {
 // flight is a fetch under way, shared by the resolutions that wait for it.
 type flight struct {
 	done chan struct{}
-	c    *models.OAuthClient
-	err  error
+	// waiters counts the resolutions sharing it (read by tests).
+	waiters int
+	c       *models.OAuthClient
+	err     error
 }
 
 // NewRegistry returns the Registry of cfg.
@@ -249,6 +251,7 @@ func (r *Registry) shared(ctx context.Context, id string) (*models.OAuthClient, 
 			close(f.done)
 		}()
 	}
+	f.waiters++
 	r.mu.Unlock()
 	select {
 	case <-f.done:
