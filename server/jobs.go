@@ -50,10 +50,11 @@ func (a *app) jobs() []queues.Job {
 				return err
 			}
 			a.log.Info("purged expired login and WebAuthn challenges", "deleted", n)
-			if n, err = a.federation.PurgeFlows(ctx); err == nil {
-				a.log.Info("purged expired identity-provider flows", "deleted", n)
+			if n, err = a.federation.PurgeFlows(ctx); err != nil {
+				return err
 			}
-			return err
+			a.log.Info("purged expired identity-provider flows", "deleted", n)
+			return a.purgeOAuthClients(ctx)
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
 			_, err := a.keys.Rotate(ctx)
