@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/actionkit/actionkit/internal/openapitest"
 	"github.com/actionkit/actionkit/internal/testclock"
 )
 
@@ -250,4 +251,38 @@ func TestAdminOAuthClientsOffWithoutProvider(t *testing.T) {
 	_, a := oauthClientsServer(t, testEnv(t), nil, "api")
 	a.oauthCall("", nil).want(t, 404, "")
 	a.oauthCall("/create", map[string]any{"name": "App", "redirectUris": []string{"https://app.example/cb"}}).want(t, 404, "")
+}
+
+// TestOpenAPIDocumentsOAuthClientActions: with the provider on, the
+// OpenAPI document describes the admin client actions, and their real
+// answers (success, 400, 404) match it.
+func TestOpenAPIDocumentsOAuthClientActions(t *testing.T) {
+	t.Parallel()
+	env := oauthEnv(t)
+	s, a := oauthClientsServer(t, env, nil, "api")
+	r := s.client().call(http.MethodGet, "/openapi.json", nil)
+	if r.Status != 200 {
+		t.Fatalf("got %d", r.Status)
+	}
+	openapitest.Validate(t, []byte(r.Raw))
+	n := 0
+	for _, d := range appActions(t, env) {
+		if strings.HasPrefix(d.Spec.Path, "/v1/admins/oauth/") || d.Spec.Path == "/v1/admins/oauth/clients" {
+			n++
+			t.Run(d.Spec.Name, func(t *testing.T) { checkActionDocumented(t, map[string]any(r.Body), d) })
+		}
+	}
+	if n != 5 {
+		t.Fatalf("%d OAuth client actions, want 5", n)
+	}
+	check := documentCheck(t, a.c)
+	created := a.oauthCall("/create", map[string]any{"name": "App", "redirectUris": []string{"https://app.example/cb"}})
+	check(http.MethodPost, "/v1/admins/oauth/clients/create", created, 201)
+	id := fmt.Sprint(created.obj("client")["clientId"])
+	check(http.MethodPost, "/v1/admins/oauth/clients/create", a.oauthCall("/create", map[string]any{"name": "App"}), 400)
+	check(http.MethodPost, "/v1/admins/oauth/clients", a.oauthCall("", nil), 200)
+	check(http.MethodPost, "/v1/admins/oauth/clients/update", a.oauthCall("/update", map[string]any{"clientId": id, "name": "B"}), 200)
+	check(http.MethodPost, "/v1/admins/oauth/clients/rotatesecret", a.oauthCall("/rotatesecret", map[string]any{"clientId": id}), 200)
+	check(http.MethodPost, "/v1/admins/oauth/clients/delete", a.oauthCall("/delete", map[string]any{"clientId": id}), 200)
+	check(http.MethodPost, "/v1/admins/oauth/clients/delete", a.oauthCall("/delete", map[string]any{"clientId": id}), 404)
 }
