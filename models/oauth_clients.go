@@ -81,6 +81,7 @@ const oauthClientColumns = `id, client_id, secret_hash, name, redirect_uris, pos
 var oauthClientQueries = struct {
 	insert, byClientID, touch, list, lockByClientID, update, rotateSecret string
 	disable, lockGrantUsers, revokeClientSessions, deleteConsents         string
+	deletePendingCodes, deletePendingRequests                             string
 	purgeUnusedDynamic, upsertMetadata                                    string
 }{
 	insert: `INSERT INTO oauth_clients (id, client_id, secret_hash, name, redirect_uris, post_logout_redirect_uris,
@@ -115,6 +116,10 @@ var oauthClientQueries = struct {
 		WHERE g.client_id = $1 AND s.chain_id = g.session_id AND s.user_id = g.user_id AND s.revoked_at IS NULL
 		RETURNING s.user_id, s.chain_id`,
 	deleteConsents: `DELETE FROM oauth_consents WHERE client_id = $1`,
+	// A code or request not yet spent would open a session after the
+	// client ended: they go too.
+	deletePendingCodes:    `DELETE FROM oauth_codes WHERE client_id = $1 AND spent_at IS NULL`,
+	deletePendingRequests: `DELETE FROM oauth_requests WHERE client_id = $1 AND spent_at IS NULL`,
 	// SKIP LOCKED: a purge never waits for a client being used, and two
 	// purgers share the work.
 	purgeUnusedDynamic: `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients
@@ -228,8 +233,13 @@ func (s OAuthClientStore) Disable(ctx context.Context, db *sqlx.DB, clientID str
 		for _, r := range rows {
 			ended[r.UserID] = append(ended[r.UserID], r.ChainID)
 		}
-		_, err := execCount(ctx, s.q, tx, "delete oauth client consents", oauthClientQueries.deleteConsents, clientID)
-		return err
+		for _, q := range []string{oauthClientQueries.deleteConsents, oauthClientQueries.deletePendingCodes,
+			oauthClientQueries.deletePendingRequests} {
+			if _, err := execCount(ctx, s.q, tx, "end oauth client", q, clientID); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

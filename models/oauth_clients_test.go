@@ -131,7 +131,7 @@ func TestOAuthClientListUpdateRotate(t *testing.T) {
 
 // TestOAuthClientDisableEndsSessionsAndConsents: disabling a client
 // revokes the live rows of its OAuth sessions (and only those), deletes its
-// consents, reports the ended sessions by user, and a second disable is
+// consents and unspent codes and requests, reports the ended sessions by user, and a second disable is
 // ErrNotFound.
 func TestOAuthClientDisableEndsSessionsAndConsents(t *testing.T) {
 	t.Parallel()
@@ -156,6 +156,18 @@ func TestOAuthClientDisableEndsSessionsAndConsents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, cl := range []string{c.ClientID, other.ClientID} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO oauth_codes (id, code_hash, client_id, user_id, approving_session_id, redirect_uri,
+			code_challenge, scopes, auth_time, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, 'https://app.example/cb', 'x', '{openid}', $6, $6, $6)`,
+			newID(t), randomHex(t, 32), cl, user, first, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO oauth_requests (id, request_hash, client_id, redirect_uri, scopes, code_challenge,
+			created_at, expires_at) VALUES ($1, $2, $3, 'https://app.example/cb', '{openid}', 'x', $4, $4)`,
+			newID(t), randomHex(t, 32), cl, now); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ended, err := store.Disable(ctx, db, c.ClientID, now)
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +185,14 @@ func TestOAuthClientDisableEndsSessionsAndConsents(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM oauth_consents WHERE client_id = $1`, other.ClientID); n != 1 {
 		t.Errorf("the other client's consent is gone")
+	}
+	for _, table := range []string{"oauth_codes", "oauth_requests"} {
+		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE client_id = $1`, c.ClientID); n != 0 {
+			t.Errorf("%d unspent rows of %s left for the disabled client", n, table)
+		}
+		if n := count(t, db, `SELECT count(*) FROM `+table+` WHERE client_id = $1`, other.ClientID); n != 1 {
+			t.Errorf("the other client's %s row is gone", table)
+		}
 	}
 	got, _ := store.ByClientID(ctx, db, c.ClientID)
 	if got.DisabledAt == nil || !got.DisabledAt.Equal(now) {
