@@ -78,7 +78,12 @@ const oauthClientColumns = `id, client_id, secret_hash, name, redirect_uris, pos
 	metadata_expires_at, created_at, updated_at, last_used_at, disabled_at`
 
 // oauthClientQueries is the query table of OAuthClientStore.
-var oauthClientQueries = struct{ insert, byClientID, touch string }{
+var oauthClientQueries = struct {
+	insert, byClientID, touch, list, lockByClientID, update, rotateSecret string
+	disable, lockGrantUsers, revokeClientSessions, deleteConsents         string
+	deletePendingCodes, deletePendingRequests                             string
+	purgeUnusedDynamic, upsertMetadata                                    string
+}{
 	insert: `INSERT INTO oauth_clients (id, client_id, secret_hash, name, redirect_uris, post_logout_redirect_uris,
 		grant_types, token_endpoint_auth_method, scope, min_aal, id_token_alg, logo_uri, client_uri, source,
 		metadata_expires_at, created_at, updated_at)
@@ -89,6 +94,49 @@ var oauthClientQueries = struct{ insert, byClientID, touch string }{
 	// client does not write its row on every token.
 	touch: `UPDATE oauth_clients SET last_used_at = $2
 		WHERE client_id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+	list: `SELECT ` + oauthClientColumns + ` FROM oauth_clients WHERE disabled_at IS NULL
+		ORDER BY created_at DESC, id DESC`,
+	lockByClientID: `SELECT ` + oauthClientColumns + ` FROM oauth_clients
+		WHERE client_id = $1 AND disabled_at IS NULL FOR NO KEY UPDATE`,
+	update: `UPDATE oauth_clients SET secret_hash = $2, name = $3, redirect_uris = $4,
+		post_logout_redirect_uris = $5, grant_types = $6, token_endpoint_auth_method = $7, scope = $8,
+		min_aal = $9, id_token_alg = $10, logo_uri = $11, client_uri = $12, updated_at = $13
+		WHERE client_id = $1 AND disabled_at IS NULL RETURNING ` + oauthClientColumns,
+	rotateSecret: `UPDATE oauth_clients SET secret_hash = $2, updated_at = $3
+		WHERE client_id = $1 AND disabled_at IS NULL AND secret_hash IS NOT NULL RETURNING ` + oauthClientColumns,
+	disable: `UPDATE oauth_clients SET disabled_at = $2, updated_at = $2
+		WHERE client_id = $1 AND disabled_at IS NULL RETURNING ` + oauthClientColumns,
+	// The users are locked in id order, as a rotation locks its owner
+	// first: a rotation under way commits before the sessions are read, so
+	// its successor row is revoked too.
+	lockGrantUsers: `SELECT id FROM users WHERE id IN (SELECT user_id FROM oauth_grants WHERE client_id = $1)
+		ORDER BY id FOR NO KEY UPDATE`,
+	revokeClientSessions: `UPDATE user_sessions s SET revoked_at = $2, updated_at = $2
+		FROM oauth_grants g
+		WHERE g.client_id = $1 AND s.chain_id = g.session_id AND s.user_id = g.user_id AND s.revoked_at IS NULL
+		RETURNING s.user_id, s.chain_id`,
+	deleteConsents: `DELETE FROM oauth_consents WHERE client_id = $1`,
+	// A code or request not yet spent would open a session after the
+	// client ended: they go too.
+	deletePendingCodes:    `DELETE FROM oauth_codes WHERE client_id = $1 AND spent_at IS NULL`,
+	deletePendingRequests: `DELETE FROM oauth_requests WHERE client_id = $1 AND spent_at IS NULL`,
+	// SKIP LOCKED: a purge never waits for a client being used, and two
+	// purgers share the work.
+	purgeUnusedDynamic: `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients
+		WHERE source = 'dynamic' AND last_used_at IS NULL AND created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+	// A row of another source is never overwritten (the conflict updates
+	// nothing and returns no row), and disabled_at is left as it is: an
+	// admin-disabled metadata client stays disabled.
+	upsertMetadata: `INSERT INTO oauth_clients (id, client_id, secret_hash, name, redirect_uris, post_logout_redirect_uris,
+		grant_types, token_endpoint_auth_method, scope, min_aal, id_token_alg, logo_uri, client_uri, source,
+		metadata_expires_at, created_at, updated_at)
+		VALUES ($1, $2, NULL, $3, $4, $5, $6, 'none', $7, 1, 'RS256', $8, $9, 'metadata', $10, $11, $11)
+		ON CONFLICT (client_id) DO UPDATE SET name = EXCLUDED.name, redirect_uris = EXCLUDED.redirect_uris,
+			post_logout_redirect_uris = EXCLUDED.post_logout_redirect_uris, grant_types = EXCLUDED.grant_types,
+			scope = EXCLUDED.scope, logo_uri = EXCLUDED.logo_uri, client_uri = EXCLUDED.client_uri,
+			metadata_expires_at = EXCLUDED.metadata_expires_at, updated_at = EXCLUDED.updated_at
+		WHERE oauth_clients.source = 'metadata'
+		RETURNING ` + oauthClientColumns,
 }
 
 // OAuthClientStore reads and writes OAuth clients. Its zero value sends
@@ -123,6 +171,99 @@ func (s OAuthClientStore) ByClientID(ctx context.Context, db DB, clientID string
 func (s OAuthClientStore) Touch(ctx context.Context, db DB, clientID string, now time.Time) error {
 	_, err := execCount(ctx, s.q, db, "touch oauth client", oauthClientQueries.touch, clientID, now)
 	return err
+}
+
+// List returns the enabled clients, newest first.
+func (s OAuthClientStore) List(ctx context.Context, db DB) ([]OAuthClient, error) {
+	return selectRows[OAuthClient](ctx, s.q, db, "list oauth clients", oauthClientQueries.list)
+}
+
+// LockByClientID returns the enabled client named clientID and locks its
+// row until db's transaction ends; a disabled or unknown one is
+// ErrNotFound.
+func (s OAuthClientStore) LockByClientID(ctx context.Context, db DB, clientID string) (*OAuthClient, error) {
+	return getRow[OAuthClient](ctx, s.q, db, "lock oauth client", oauthClientQueries.lockByClientID, clientID)
+}
+
+// Update writes every changeable field of c (its secret hash, name, URIs,
+// grant types, method, scope, min_aal, id_token_alg, logo and client URI)
+// at now and returns the client as stored; a disabled or unknown client is
+// ErrNotFound.
+func (s OAuthClientStore) Update(ctx context.Context, db DB, c *OAuthClient, now time.Time) (*OAuthClient, error) {
+	return getRow[OAuthClient](ctx, s.q, db, "update oauth client", oauthClientQueries.update,
+		c.ClientID, c.SecretHash, c.Name, pq.StringArray(nonNil(c.RedirectURIs)),
+		pq.StringArray(nonNil(c.PostLogoutRedirectURIs)), pq.StringArray(nonNil(c.GrantTypes)),
+		c.TokenEndpointAuthMethod, c.Scope, c.MinAAL, c.IDTokenAlg, c.LogoURI, c.ClientURI, now)
+}
+
+// RotateSecret replaces the secret hash of the enabled confidential
+// client clientID: the old secret stops working with the statement. A
+// disabled, unknown or public client is ErrNotFound.
+func (s OAuthClientStore) RotateSecret(ctx context.Context, db DB, clientID, secretHash string, now time.Time) (*OAuthClient, error) {
+	return getRow[OAuthClient](ctx, s.q, db, "rotate oauth client secret", oauthClientQueries.rotateSecret,
+		clientID, secretHash, now)
+}
+
+// EndedOAuthSessions are the OAuth sessions (chain ids) a change ended,
+// by user.
+type EndedOAuthSessions map[uuid.UUID][]uuid.UUID
+
+// Disable disables the enabled client clientID at now and, in the same
+// transaction, revokes every live session row of its OAuth sessions and
+// deletes its consents. It returns the sessions it ended, for the caller
+// to notify after commit; an unknown or disabled client is ErrNotFound.
+func (s OAuthClientStore) Disable(ctx context.Context, db *sqlx.DB, clientID string, now time.Time) (EndedOAuthSessions, error) {
+	ended := EndedOAuthSessions{}
+	err := Transact(ctx, db, func(tx *sqlx.Tx) error {
+		clear(ended)
+		if _, err := getRow[OAuthClient](ctx, s.q, tx, "disable oauth client", oauthClientQueries.disable, clientID, now); err != nil {
+			return err
+		}
+		var users []uuid.UUID
+		if err := s.q.sel(ctx, tx, &users, oauthClientQueries.lockGrantUsers, clientID); err != nil {
+			return storeErr("lock oauth client users", err)
+		}
+		var rows []struct {
+			UserID  uuid.UUID `db:"user_id"`
+			ChainID uuid.UUID `db:"chain_id"`
+		}
+		if err := s.q.sel(ctx, tx, &rows, oauthClientQueries.revokeClientSessions, clientID, now); err != nil {
+			return storeErr("revoke oauth client sessions", err)
+		}
+		for _, r := range rows {
+			ended[r.UserID] = append(ended[r.UserID], r.ChainID)
+		}
+		for _, q := range []string{oauthClientQueries.deleteConsents, oauthClientQueries.deletePendingCodes,
+			oauthClientQueries.deletePendingRequests} {
+			if _, err := execCount(ctx, s.q, tx, "end oauth client", q, clientID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ended, nil
+}
+
+// PurgeUnusedDynamic deletes, batch rows per statement, the dynamic
+// clients created before before that never completed an authorization
+// (last_used_at NULL), with their requests, codes and consents, and
+// returns how many it deleted.
+func (s OAuthClientStore) PurgeUnusedDynamic(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
+	return purgeInBatches(ctx, s.q, db, "purge unused dynamic oauth clients", oauthClientQueries.purgeUnusedDynamic, before, batch)
+}
+
+// UpsertMetadata stores c, a client read from its client ID metadata
+// document at now, valid until c.MetadataExpiresAt: a new row (with c.ID),
+// or the cached row of that client_id brought up to date. disabled_at is
+// kept, so an admin-disabled metadata client stays disabled. A row of
+// another source under that client_id is ErrNotFound.
+func (s OAuthClientStore) UpsertMetadata(ctx context.Context, db DB, c *OAuthClient, now time.Time) (*OAuthClient, error) {
+	return getRow[OAuthClient](ctx, s.q, db, "upsert metadata oauth client", oauthClientQueries.upsertMetadata,
+		c.ID, c.ClientID, c.Name, pq.StringArray(nonNil(c.RedirectURIs)), pq.StringArray(nonNil(c.PostLogoutRedirectURIs)),
+		pq.StringArray(nonNil(c.GrantTypes)), c.Scope, c.LogoURI, c.ClientURI, c.MetadataExpiresAt, now)
 }
 
 // nonNil returns a, or an empty slice for nil, for NOT NULL array columns.

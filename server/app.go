@@ -22,6 +22,7 @@ import (
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/oauthserver/clients"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/signingkeys"
@@ -72,6 +73,10 @@ type app struct {
 	// is how often a worker looks for due ones (zero: defaultWebhookPoll).
 	webhooks    *webhooks.Service
 	webhookPoll time.Duration
+	// oauthClients registers OAuth clients (server/oauth_clients.go);
+	// anyOrigin holds the protocol endpoints open to CORS from any origin.
+	oauthClients *clients.Service
+	anyOrigin    map[string]bool
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -124,13 +129,15 @@ func errorCodes() []errorcodes.Code {
 	codes = append(codes, posts.ErrorCodes()...)
 	codes = append(codes, accounts.LaterErrorCodes()...)
 	codes = append(codes, webhooks.ErrorCodes()...)
-	return append(codes, accounts.LifecycleErrorCodes()...)
+	codes = append(codes, accounts.LifecycleErrorCodes()...)
+	return append(codes, clients.ErrorCodes()...)
 }
 
 // newCatalog is the message catalog of every code of errorCodes in
 // locales, from the messages of each package that declares codes.
 func newCatalog(locales []string) (*errorcodes.Catalog, error) {
-	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
+	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages(),
+		clients.Messages())
 }
 
 // compose builds every part of the process from cfg and the database pool
@@ -193,6 +200,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	a.federation = a.newFederation()
 	a.posts = a.newPosts()
 	a.webhooks = a.newWebhooks()
+	a.oauthClients, a.anyOrigin = a.newOAuthClients(), map[string]bool{}
 	return a, nil
 }
 

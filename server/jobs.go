@@ -56,10 +56,11 @@ func (a *app) jobs() []queues.Job {
 			a.log.Info("purged expired identity-provider flows", "deleted", n)
 			// Users deleted longer ago than the grace go for good.
 			gone, err := users.PurgeDeleted(ctx, a.cfg.AccountDeletionGrace)
-			if err == nil {
-				a.log.Info("purged deleted users", "deleted", gone)
+			if err != nil {
+				return err
 			}
-			return err
+			a.log.Info("purged deleted users", "deleted", gone)
+			return a.purgeOAuthClients(ctx)
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
 			_, err := a.keys.Rotate(ctx)

@@ -189,6 +189,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
 	a.registerAdminUserActions(fw, users)
 	a.registerWebhookActions(fw)
+	a.registerOAuthClientActions(fw, limits)
 	// The mail flows are for users only.
 	creds := a.userRooms.credentials
 	framework.Register(fw, &v1.RequestPasswordReset{Credentials: creds})

@@ -84,6 +84,11 @@ type Guard struct {
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
+// AllowsInsecure reports whether host (and port) is one of the Insecure
+// hosts, which may be reached over http and on any address: client ID
+// metadata documents follow the same rule as webhooks.
+func (g *Guard) AllowsInsecure(host, port string) bool { return g.insecure(host, port) }
+
 // insecure reports whether host (and port) is one of the Insecure hosts.
 func (g *Guard) insecure(host, port string) bool {
 	host = strings.ToLower(strings.Trim(host, "[]"))
