@@ -17,6 +17,7 @@ const live = () => document.getElementById("feed-status").dataset.live === "yes"
  * the user again with the status want. */
 async function act(admin, id, want) {
   await admin.click(`#${id}`);
+  if (await admin.isVisible("#confirm")) await admin.click("#confirm-yes");
   await admin.waitForFunction((w) => document.getElementById("detail")?.dataset.status === w
     && !document.getElementById("detail-result").hidden, want);
 }
@@ -66,6 +67,7 @@ export const scenarios = {
     // for the password first, then goes ahead.
     await h.checkpoint("age", { userId });
     await admin.click("#revoke-sessions");
+    await admin.click("#confirm-yes");
     await admin.waitForFunction(() => document.getElementById("reauth")?.open);
     const reauth = { methods: await admin.evaluate(() => document.getElementById("reauth").dataset.methods) };
     await admin.fill("#reauth-secret", "Not-the-password-1");

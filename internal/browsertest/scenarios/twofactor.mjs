@@ -150,6 +150,7 @@ async function adminReset(h, page, email, userId, codes) {
   const before = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled, button: !document.getElementById("reset-mfa").hidden }));
   const start = Date.now();
   await admin.click("#reset-mfa");
+  await admin.click("#confirm-yes");
   await admin.waitForFunction(() => document.getElementById("detail-result")?.hidden === false
     && document.getElementById("d-mfa").dataset.enabled === "false", null, LONG);
   const after = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled,
