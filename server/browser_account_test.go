@@ -160,6 +160,12 @@ func TestBrowserAdminConsole(t *testing.T) {
 	if r := obj(res.Data, "reauth"); r["methods"] != "password" || r["refused"] == "" || r["closed"] != true {
 		t.Errorf("the console's re-authentication prompt: %v", r)
 	}
+	// Deactivate asks in the page first: one click sends nothing.
+	if c := obj(res.Data, "confirm"); c["sentAfterClick"] != float64(0) || c["status"] != "active" || c["userState"] != "in" ||
+		c["cancelled"] != true || c["sentAfterConfirm"] != float64(1) || c["yes"] != "Deactivate" ||
+		!strings.Contains(c["text"].(string), res.Str("email")) {
+		t.Errorf("the console's confirmation: %v", c)
+	}
 	first, _ := res.Data["firstEvents"].([]any)
 	last, _ := res.Data["lastEvents"].([]any)
 	if len(first) != 1 || first[0] != "register" || len(last) == 0 || last[0] != "account_restored" {
