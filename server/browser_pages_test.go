@@ -83,7 +83,8 @@ func TestBrowserAccountPages(t *testing.T) {
 
 	// 11. The account's sections, the demo beside them.
 	l := get("layout")
-	if len(strs(l["inAccount"])) != 10 || len(strs(l["inDemo"])) != 3 || l["beside"] != true || l["nav"] != float64(6) ||
+	// No provider, no OAuth app: the connected section says so rather than stay empty.
+	if len(strs(l["inAccount"])) != 10 || len(strs(l["inDemo"])) != 3 || l["beside"] != true || l["nav"] != float64(6) || l["connectedNone"] != true ||
 		dump(l["sections"]) != `["Profile","Security","Sessions","Connected accounts and apps","Activity","Your data"]` {
 		t.Errorf("the layout: %v", l)
 	}

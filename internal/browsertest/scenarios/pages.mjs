@@ -92,7 +92,8 @@ export const scenarios = {
       const sections = [...document.querySelectorAll("#account > section.group > h2")].map((h) => h.textContent);
       const a = document.getElementById("account").getBoundingClientRect();
       const d = document.getElementById("demo-area").getBoundingClientRect();
-      return { inAccount, inDemo, sections, beside: d.left >= a.right, nav: document.querySelectorAll(".account-nav a").length };
+      return { inAccount, inDemo, sections, beside: d.left >= a.right, nav: document.querySelectorAll(".account-nav a").length,
+        connectedNone: document.querySelector(".connected-none").checkVisibility() };
     });
 
     // 7. Sessions in words, with relative times and the exact one in a title.
