@@ -60,6 +60,7 @@ function showIn() {
 
 function showOut(reason) {
   setState("out");
+  for (const id of ["password-username", "reauth-username"]) $(id).value = "";
   text("who", "Not logged in");
   fill("drafts", [], "No drafts yet.");
   drafts.length = 0;

@@ -29,6 +29,7 @@ export class ProfilePanel {
   #prompt;
   #changed;
   #link;
+  #user = null; // the profile as last shown
 
   /**
    * @param {import("/client/actionkit.js").ActionkitClient} client
@@ -71,6 +72,7 @@ export class ProfilePanel {
   /** Shows user's values in the form. */
   render(user) {
     if (!user) return;
+    this.#user = user;
     $("pf-first-name").value = user.firstName ?? "";
     $("pf-last-name").value = user.lastName ?? "";
     $("pf-timezone").value = user.timezone ?? "";
@@ -86,6 +88,7 @@ export class ProfilePanel {
 
   /** The page logged out: forgets what was typed. */
   hidden() {
+    this.#user = null;
     for (const id of ["pf-first-name", "pf-last-name", "pf-timezone", "new-email"]) $(id).value = "";
     for (const id of ["profile-result", "email-result", "export-result"]) alert(id, "");
     showError("profile-error", null, profileFields);
@@ -112,7 +115,7 @@ export class ProfilePanel {
   }
 
   #save() {
-    const user = this.#client.user ?? {};
+    const user = this.#user ?? this.#client.user ?? {};
     const args = {};
     for (const [name, id] of Object.entries(profileFields)) {
       const value = $(id).value.trim();
