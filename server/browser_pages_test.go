@@ -89,6 +89,10 @@ func TestBrowserAccountPages(t *testing.T) {
 		t.Errorf("the layout: %v", l)
 	}
 
+	if d := get("deleteAsk"); d["form"] != true || d["focused"] != "delete-cancel" || d["closed"] != true || d["sent"] != float64(0) || d["state"] != "in" {
+		t.Errorf("Delete my account…: %v", d)
+	}
+
 	// 7. Sessions in words.
 	ss := get("session")
 	if ss["name"] != "Chrome on Linux" || ss["time"] != "just now" || ss["title"] == "" || ss["datetime"] == "" ||

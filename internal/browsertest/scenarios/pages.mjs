@@ -116,6 +116,17 @@ export const scenarios = {
     res.autocomplete = await page.evaluate(() => Object.fromEntries(["current-password", "new-password", "reset-password"]
       .map((id) => [id, document.getElementById(id).autocomplete])));
 
+    // Deleting the account asks in the page first: one click sends nothing.
+    let deletes = 0;
+    page.on("request", (r) => { if (new URL(r.url()).pathname === "/v1/users/delete") deletes++; });
+    await page.click("#delete-open");
+    res.deleteAsk = await page.evaluate(() => ({ form: document.getElementById("delete-form").checkVisibility(),
+      focused: document.activeElement?.id }));
+    await page.click("#delete-cancel");
+    res.deleteAsk.closed = await page.evaluate(() => !document.getElementById("delete-form").checkVisibility());
+    res.deleteAsk.sent = deletes;
+    res.deleteAsk.state = await page.evaluate(() => document.body.dataset.state);
+
     // 1. The change form: the new password's reason under it, never "newPassword".
     await page.fill("#current-password", "Correct-Horse-42-battery");
     await page.fill("#new-password", WEAK);
