@@ -65,8 +65,14 @@ func TestBrowserForgotPassword(t *testing.T) {
 	reset, _ := res.Data["reset"].(map[string]any)
 	reused, _ := res.Data["reused"].(map[string]any)
 	if res.Str("hashLeft") != "" || res.Str("state") != "in" || reset["state"] != "reset" ||
-		reused["code"] != "USER_BAD_REQUEST_INVALID_RESET_TOKEN" || !strings.Contains(res.Str("weak"), "password") {
+		reused["code"] != "USER_BAD_REQUEST_INVALID_RESET_TOKEN" || !strings.HasPrefix(res.Str("weak"), "Password must be") {
 		t.Errorf("forgot password in the page: %v", res.Data)
+	}
+	// The weak password's reason shows once, under its field, without the
+	// API's field name or the request id.
+	if weak, field := res.Str("weak"), obj(res.Data, "weakField"); strings.Count(weak, "must be") != 1 || strings.Contains(weak, "password:") ||
+		strings.Contains(weak, "request") || field["invalid"] != "true" || !strings.Contains(field["describedBy"].(string), "reset-password-field-error") || field["cardError"] != "" {
+		t.Errorf("the weak password's error: %q, field %v", weak, field)
 	}
 	c := s.client()
 	c.call(http.MethodPost, "/v1/users/login", map[string]any{"email": res.Str("email"), "password": strongPassword}).
@@ -79,7 +85,7 @@ func TestBrowserChangePasswordLogsOtherDeviceOut(t *testing.T) {
 	s := startServer(t, testEnv(t), "api")
 	res := runBrowser(t, s, "changepassword", browsertest.Options{})["changepassword"]
 	if res.Str("state") != "in" || res.Str("source") != "changepassword" || res.Str("sid") != res.Str("sidBefore") ||
-		res.Str("read") != res.Str("userId") || !strings.Contains(res.Str("wrong"), "current password") {
+		res.Str("read") != res.Str("userId") || res.Str("wrong") != "Current password is wrong" {
 		t.Errorf("the changing page: %v", res.Data)
 	}
 	if ms := time.Duration(res.Int("otherOutMs")) * time.Millisecond; ms > pageLogoutLimit {
@@ -153,6 +159,12 @@ func TestBrowserAdminConsole(t *testing.T) {
 	}
 	if r := obj(res.Data, "reauth"); r["methods"] != "password" || r["refused"] == "" || r["closed"] != true {
 		t.Errorf("the console's re-authentication prompt: %v", r)
+	}
+	// Deactivate asks in the page first: one click sends nothing.
+	if c := obj(res.Data, "confirm"); c["sentAfterClick"] != float64(0) || c["status"] != "active" || c["userState"] != "in" ||
+		c["cancelled"] != true || c["sentAfterConfirm"] != float64(1) || c["yes"] != "Deactivate" ||
+		!strings.Contains(c["text"].(string), res.Str("email")) {
+		t.Errorf("the console's confirmation: %v", c)
 	}
 	first, _ := res.Data["firstEvents"].([]any)
 	last, _ := res.Data["lastEvents"].([]any)

@@ -89,7 +89,7 @@ func TestBrowserTwoFactor(t *testing.T) {
 	withCode, withRecovery := obj(res.Data, "withCode"), obj(res.Data, "withRecovery")
 	for name, login := range map[string]map[string]any{"code": withCode, "recovery code": withRecovery} {
 		first := obj(login, "first")
-		if first["methods"] != "totp recovery_code" || first["state"] != "out" || first["token"] != nil {
+		if first["methods"] != "totp recovery_code" || first["state"] != "out" || first["token"] != nil || first["banner"] != false {
 			t.Errorf("login with a %s: before the second step the page showed %v, want the methods and no session", name, first)
 		}
 		if login["refreshes"] != float64(0) {
@@ -105,6 +105,12 @@ func TestBrowserTwoFactor(t *testing.T) {
 
 	reauth := obj(res.Data, "reauth")
 	fresh := strs(reauth["codes"])
+	if k := obj(reauth, "kept"); k["method"] != "recovery_code" || k["field"] != true || k["label"] != "Recovery code" {
+		t.Errorf("after a wrong code the dialog shows %v, want the recovery code the person chose", k)
+	}
+	if r := res.Str("reused"); !strings.Contains(r, "Wait for the next code") {
+		t.Errorf("the code that turned two-factor on, used again at once: %q, want to wait for the next code", r)
+	}
 	if reauth["methods"] != "totp recovery_code" || reauth["chosen"] != "totp" || reauth["refused"] == "" ||
 		reauth["closed"] != true || len(fresh) != 10 || slices.ContainsFunc(fresh, func(c string) bool { return slices.Contains(saved, c) }) {
 		t.Errorf("the re-authentication prompt: %v", reauth)

@@ -197,7 +197,7 @@ func TestBrowserLogoutAllElsewhereEndsTheTab(t *testing.T) {
 		s.client().call(http.MethodPost, "/v1/users/logoutall", nil, "Authorization", "jwt-user "+m.Str("token")).want(t, 200, "")
 		return map[string]any{}
 	}})
-	const ended = "Your session ended. Please log in again."
+	const ended = "Your session ended (it expired, or was ended from another device or by support). Please log in again."
 	for _, order := range []string{"unforced", "socket-first", "read-first"} {
 		r, ok := res["revoked-"+order]
 		if !ok {

@@ -76,7 +76,7 @@ func runModuleScript(t *testing.T, asset, file, script string) {
 		t.Skip("node is not installed")
 	}
 	var body []byte
-	for _, a := range webclient.Library() {
+	for _, a := range append(webclient.Library(), webclient.Demo()...) {
 		if a.Path == asset {
 			body = a.Body()
 		}

@@ -70,6 +70,8 @@ func TestPaths(t *testing.T) {
 		"/demo/passkeypanel.js":                "text/javascript; charset=utf-8",
 		"/demo/identities.js":                  "text/javascript; charset=utf-8",
 		"/demo/load.js":                        "text/javascript; charset=utf-8",
+		"/demo/activity.js":                    "text/javascript; charset=utf-8",
+		"/demo/profile.js":                     "text/javascript; charset=utf-8",
 		"/admin":                               "text/html; charset=utf-8",
 		"/admin/admin.css":                     "text/css; charset=utf-8",
 		"/admin/admin.js":                      "text/javascript; charset=utf-8",
@@ -108,8 +110,8 @@ func TestReferencesResolve(t *testing.T) {
 		}
 		for _, m := range refs {
 			ref := m[1]
-			if strings.HasPrefix(ref, "data:") {
-				continue
+			if strings.HasPrefix(ref, "data:") || strings.HasPrefix(ref, "#") {
+				continue // inline, or a place in the page itself
 			}
 			if !strings.HasPrefix(ref, "/") {
 				ref = path.Join(path.Dir(a.Path), ref)

@@ -56,8 +56,14 @@ export const scenarios = {
     const hashLeft = await page.evaluate(() => location.hash);
     await page.fill("#reset-password", "weak");
     await page.click("#reset-submit");
-    await page.waitForFunction(() => document.getElementById("reset-error")?.hidden === false);
-    const weak = await page.evaluate(() => document.getElementById("reset-error").textContent);
+    // The reason shows under the field, once, in words (no field name, no request id).
+    await page.waitForFunction(() => document.getElementById("reset-password-field-error"));
+    const weak = await page.evaluate(() => document.getElementById("reset-password-field-error").textContent);
+    const weakField = await page.evaluate(() => ({
+      invalid: document.getElementById("reset-password").getAttribute("aria-invalid"),
+      describedBy: document.getElementById("reset-password").getAttribute("aria-describedby"),
+      cardError: document.getElementById("reset-error").hidden ? "" : document.getElementById("reset-error").innerText,
+    }));
     await page.fill("#reset-password", NEW_PASSWORD);
     await page.click("#reset-submit");
     await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "reset");
@@ -70,7 +76,7 @@ export const scenarios = {
     await page.click("#reset-submit");
     await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "failed");
     const reused = await linkCard(page);
-    h.result("forgot", { email, userId, confirmation: known.result, hashLeft, weak, reset, reused, state: await page.evaluate(() => document.body?.dataset.state) });
+    h.result("forgot", { email, userId, confirmation: known.result, hashLeft, weak, weakField, reset, reused, state: await page.evaluate(() => document.body?.dataset.state) });
   },
 
   /** A password change in one browser ends the session of the other one,
@@ -88,8 +94,8 @@ export const scenarios = {
     await page.fill("#current-password", "Wrong-Password-000");
     await page.fill("#new-password", NEW_PASSWORD);
     await page.click("#password-submit");
-    await page.waitForFunction(() => document.getElementById("password-error")?.hidden === false);
-    const wrong = await page.evaluate(() => document.getElementById("password-error").textContent);
+    await page.waitForFunction(() => document.getElementById("current-password-field-error"));
+    const wrong = await page.evaluate(() => document.getElementById("current-password-field-error").textContent);
     await page.fill("#current-password", "Correct-Horse-42-battery");
     await page.fill("#new-password", NEW_PASSWORD);
     const start = Date.now();

@@ -17,6 +17,7 @@ const live = () => document.getElementById("feed-status").dataset.live === "yes"
  * the user again with the status want. */
 async function act(admin, id, want) {
   await admin.click(`#${id}`);
+  if (await admin.isVisible("#confirm")) await admin.click("#confirm-yes");
   await admin.waitForFunction((w) => document.getElementById("detail")?.dataset.status === w
     && !document.getElementById("detail-result").hidden, want);
 }
@@ -54,8 +55,20 @@ export const scenarios = {
 
     const timings = {};
     await userPage.waitForFunction(live);
+    // One click only asks: nothing is sent until the confirmation.
+    let sent = 0;
+    admin.on("request", (r) => { if (new URL(r.url()).pathname === "/v1/admins/users/deactivate") sent++; });
+    await admin.click("#toggle-active");
+    await admin.waitForFunction(() => document.getElementById("confirm")?.hidden === false);
+    const confirm = await admin.evaluate(() => ({ text: document.getElementById("confirm-text").textContent,
+      yes: document.getElementById("confirm-yes").textContent, status: document.getElementById("detail").dataset.status }));
+    confirm.sentAfterClick = sent;
+    await admin.click("#confirm-no");
+    confirm.cancelled = await admin.evaluate(() => document.getElementById("confirm").hidden);
+    confirm.userState = await userPage.evaluate(() => document.body?.dataset.state);
     let start = Date.now();
     await act(admin, "toggle-active", "inactive");
+    confirm.sentAfterConfirm = sent;
     await userPage.waitForFunction(out, null, { timeout: 20_000 });
     timings.deactivate = Date.now() - start;
     await act(admin, "toggle-active", "active");
@@ -66,6 +79,7 @@ export const scenarios = {
     // for the password first, then goes ahead.
     await h.checkpoint("age", { userId });
     await admin.click("#revoke-sessions");
+    await admin.click("#confirm-yes");
     await admin.waitForFunction(() => document.getElementById("reauth")?.open);
     const reauth = { methods: await admin.evaluate(() => document.getElementById("reauth").dataset.methods) };
     await admin.fill("#reauth-secret", "Not-the-password-1");
@@ -106,7 +120,7 @@ export const scenarios = {
     fs.writeFileSync(`${shot}.${process.pid}.tmp`, await admin.screenshot({ fullPage: true }));
     fs.renameSync(`${shot}.${process.pid}.tmp`, shot);
 
-    h.result("admin", { email, userId, found, ...opened, firstEvents, timings, reauth, lastEvents: await eventTypes(admin),
+    h.result("admin", { email, userId, found, ...opened, firstEvents, timings, reauth, confirm, lastEvents: await eventTypes(admin),
       userState: await userPage.evaluate(() => document.body?.dataset.state), screenshot: shot });
   },
 };

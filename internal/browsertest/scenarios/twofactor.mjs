@@ -54,6 +54,7 @@ async function firstStep(page, email) {
     methods: document.getElementById("mfa-form").dataset.methods,
     state: document.body?.dataset.state,
     token: globalThis.actionkit.token,
+    banner: document.getElementById("banner").checkVisibility(),
   }));
 }
 
@@ -101,7 +102,7 @@ async function enroll(h, page, email, userId) {
     source: globalThis.actionkit.source,
     state: document.body?.dataset.state,
   }));
-  return { secret, qr, link, codes, download: { name: download.suggestedFilename(), text: file }, after };
+  return { secret, qr, link, codes, download: { name: download.suggestedFilename(), text: file }, after, confirmCode: code };
 }
 
 /** A sensitive change once the session is old: the prompt asks, a wrong
@@ -114,10 +115,15 @@ async function reauthenticate(h, page, email, userId, secret) {
     methods: document.getElementById("reauth").dataset.methods,
     chosen: document.getElementById("reauth-method").value,
   }));
+  // A wrong recovery code: the dialog keeps the method the person chose.
+  await page.selectOption("#reauth-method", "recovery_code");
   await page.fill("#reauth-secret", wrong);
   await page.click("#reauth-submit");
   await page.waitForFunction(() => document.getElementById("reauth")?.open && document.getElementById("reauth-error")?.hidden === false, null, LONG);
   const refused = await page.textContent("#reauth-error");
+  const kept = await page.evaluate(() => ({ method: document.getElementById("reauth-method").value,
+    field: !document.getElementById("reauth-field").hidden, label: document.getElementById("reauth-label").textContent }));
+  await page.selectOption("#reauth-method", "totp");
   await shot(h, page, "#reauth", "twofactor-reauth.png");
   await page.fill("#reauth-secret", code);
   await page.click("#reauth-submit");
@@ -126,7 +132,7 @@ async function reauthenticate(h, page, email, userId, secret) {
   const codes = await page.evaluate(() => [...document.querySelectorAll("#tf-code-list code")].map((c) => c.textContent));
   await page.click("#tf-saved");
   await panel(page, "on");
-  return { ...offered, refused, closed, codes };
+  return { ...offered, refused, kept, closed, codes };
 }
 
 /** The support desk: an admin resets the user's two-factor in the console
@@ -150,6 +156,7 @@ async function adminReset(h, page, email, userId, codes) {
   const before = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled, button: !document.getElementById("reset-mfa").hidden }));
   const start = Date.now();
   await admin.click("#reset-mfa");
+  await admin.click("#confirm-yes");
   await admin.waitForFunction(() => document.getElementById("detail-result")?.hidden === false
     && document.getElementById("d-mfa").dataset.enabled === "false", null, LONG);
   const after = await admin.evaluate(() => ({ mfa: document.getElementById("d-mfa").dataset.enabled,
@@ -174,6 +181,11 @@ export const scenarios = {
     // Neither step refreshes: the first one's 403 is no failed token.
     let sent = h.refreshes.length;
     const first = await firstStep(page, email);
+    // The code that turned two-factor on, again: the page says to wait for the next one.
+    await page.fill("#mfa-code", enrolled.confirmCode);
+    await page.click("#mfa-submit");
+    await page.waitForFunction(() => document.getElementById("mfa-error")?.hidden === false, null, LONG);
+    const reused = await page.evaluate(() => document.getElementById("mfa-error").querySelector(".msg")?.textContent ?? "");
     await shot(h, page, "#auth", "twofactor-login.png");
     const { code } = await h.checkpoint("code", { email, userId, secret: enrolled.secret, purpose: "login" });
     const withCode = { first, ...(await secondStep(page, code, email)), refreshes: h.refreshes.length - sent };
@@ -188,6 +200,6 @@ export const scenarios = {
 
     const reauth = await reauthenticate(h, page, email, userId, enrolled.secret);
     const reset = await adminReset(h, page, email, userId, { void: enrolled.codes[1], fresh: reauth.codes[0] });
-    h.result("twofactor", { email, userId, enrolled, withCode, withRecovery, reauth, reset });
+    h.result("twofactor", { email, userId, enrolled, withCode, withRecovery, reauth, reset, reused });
   },
 };

@@ -12,7 +12,8 @@
 // (webhooks.js) lists the webhooks and their deliveries.
 
 import { createClient, MfaRequired } from "/client/actionkit.js";
-import { $, el, text, alert, describe, clock, date, fill, setState } from "/demo/view.js";
+import { $, el, text, alert, describe, showError, busy, when, place, date, fill, setState } from "/demo/view.js";
+import { sessionName } from "/demo/account.js";
 import { SecondStep } from "/demo/secondstep.js";
 import { reauthPrompt } from "/demo/reauth.js";
 import { webhooksSection } from "/admin/webhooks.js";
@@ -36,7 +37,7 @@ async function call(path, args) {
 
 /** Shows err in the alert #id unless the session ended (the login form shows). */
 function failed(id, err) {
-  if (!err?.sessionEnded) alert(id, describe(err));
+  if (!err?.sessionEnded) showError(id, err);
 }
 
 async function search(more) {
@@ -73,6 +74,7 @@ function renderUsers() {
 }
 
 async function openUser(id) {
+  if (current?.id !== id) closeConfirm();
   const card = $("detail");
   card.hidden = false;
   card.dataset.state = "loading";
@@ -111,9 +113,9 @@ function renderDetail(user, sessions) {
   text("d-id", user.id);
   text("toggle-active", user.isActive ? "Deactivate" : "Activate");
   text("toggle-deleted", user.deletedAt ? "Restore" : "Delete");
-  fill("d-sessions", sessions.map((s) => el("li", { "data-session-id": s.id },
-    el("span", {}, `${s.client} · ${s.platform} · ${s.userAgent ?? "unknown browser"}`),
-    el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"}, last used ${date(s.lastUsedAt)} ${clock(s.lastUsedAt)}`))), "No session.");
+  fill("d-sessions", sessions.map((s) => el("li", { "data-session-id": s.id, title: s.userAgent ?? "" },
+    el("span", { class: "device-name" }, sessionName(s)),
+    el("span", { class: "meta" }, `from ${place(s.ipAddress)} · last active `, when(s.lastUsedAt)))), "No session.");
   $("d-sessions").dataset.count = String(sessions.length);
 }
 
@@ -123,7 +125,7 @@ async function loadEvents(more) {
   events.cursor = page.nextCursor;
   fill("d-events", events.list.map((e) => el("li", { "data-type": e.type },
     el("strong", {}, e.type.replaceAll("_", " ")),
-    el("span", { class: "meta" }, `${date(e.createdAt)} ${clock(e.createdAt)} · ${e.ipAddress ?? "?"}` +
+    el("span", { class: "meta" }, when(e.createdAt), ` · from ${place(e.ipAddress)}` +
       (e.data?.adminId ? " · by an admin" : "")))), "No event.");
   $("d-events").dataset.count = String(events.list.length);
   $("more-events").hidden = !events.cursor;
@@ -132,7 +134,11 @@ async function loadEvents(more) {
 /** Runs one of the changes on the shown user and shows it again; a
  * change that wants a recent log-in asks for it first. */
 async function change(button, path, done) {
+  closeConfirm();
   button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  alert("detail-result", "");
+  showError("detail-error", null);
   try {
     await client.withReauthentication(() => call(path, { id: current.id }), prompt);
     await openUser(current.id);
@@ -144,23 +150,52 @@ async function change(button, path, done) {
     failed("detail-error", err);
   } finally {
     button.disabled = false;
+    button.removeAttribute("aria-busy");
   }
 }
 
+/** What each change that cannot be taken back in one click asks first. */
+const asks = {
+  deactivate: { ask: (u) => `Deactivate ${u.email}? Every session of the user ends, and the user cannot log in until activated again.`, yes: "Deactivate" },
+  delete: { ask: (u) => `Delete ${u.email}? Every session ends; the account is erased for good after the grace period unless restored.`, yes: "Delete" },
+  revokesessions: { ask: (u) => `End every session of ${u.email}? The user is logged out on every device.`, yes: "End every session" },
+  resetmfa: { ask: (u) => `Reset the two-factor authentication of ${u.email}? Its authenticator app, recovery codes and passkeys are removed, and every session ends.`, yes: "Reset two-factor" },
+};
+let pending = null; // the change waiting for its confirmation
+
+/** Asks in the card to confirm path before change() runs it. */
+function confirmFirst(button, path, done) {
+  pending = { button, path, done };
+  const a = asks[path];
+  text("confirm-text", a.ask(current));
+  text("confirm-yes", a.yes);
+  $("confirm").hidden = false;
+  $("confirm").dataset.path = path;
+  $("confirm-no").focus();
+}
+
+function closeConfirm() {
+  pending = null;
+  $("confirm").hidden = true;
+  delete $("confirm").dataset.path;
+}
+
+const loginFields = { email: "email", password: "password" };
+
 function wire() {
-  $("auth-form").addEventListener("submit", async (e) => {
+  $("auth-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    $("submit").disabled = true;
-    try {
-      const result = await client.login($("email").value.trim(), $("password").value);
-      $("password").value = "";
-      alert("auth-error", "");
-      if (result instanceof MfaRequired) secondStep.start(result);
-    } catch (err) {
-      alert("auth-error", describe(err));
-    } finally {
-      $("submit").disabled = false;
-    }
+    alert("banner", "");
+    showError("auth-error", null, loginFields);
+    busy($("submit"), async () => {
+      try {
+        const result = await client.login($("email").value.trim(), $("password").value);
+        $("password").value = "";
+        if (result instanceof MfaRequired) secondStep.start(result);
+      } catch (err) {
+        showError("auth-error", err, loginFields);
+      }
+    }, "Logging in…");
   });
   $("search-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -169,13 +204,21 @@ function wire() {
   $("more-users").addEventListener("click", () => search(true));
   $("more-events").addEventListener("click", () => loadEvents(true).catch((err) => failed("detail-error", err)));
   $("toggle-active").addEventListener("click", (e) => current.isActive
-    ? change(e.currentTarget, "deactivate", "Deactivated: every session of the user ended.")
+    ? confirmFirst(e.currentTarget, "deactivate", "Deactivated: every session of the user ended.")
     : change(e.currentTarget, "activate", "Activated: the user can log in again."));
   $("toggle-deleted").addEventListener("click", (e) => current.deletedAt
     ? change(e.currentTarget, "restore", "Restored: the user can log in again.")
-    : change(e.currentTarget, "delete", "Deleted: every session of the user ended."));
-  $("revoke-sessions").addEventListener("click", (e) => change(e.currentTarget, "revokesessions", "Every session of the user ended."));
-  $("reset-mfa").addEventListener("click", (e) => change(e.currentTarget, "resetmfa",
+    : confirmFirst(e.currentTarget, "delete", "Deleted: every session of the user ended."));
+  $("revoke-sessions").addEventListener("click", (e) => confirmFirst(e.currentTarget, "revokesessions", "Every session of the user ended."));
+  $("confirm-yes").addEventListener("click", () => {
+    if (pending) change(pending.button, pending.path, pending.done);
+  });
+  $("confirm-no").addEventListener("click", () => {
+    const button = pending?.button;
+    closeConfirm();
+    button?.focus();
+  });
+  $("reset-mfa").addEventListener("click", (e) => confirmFirst(e.currentTarget, "resetmfa",
     "Two-factor reset: the user's authenticator app and recovery codes are removed, every session ended, and a notice mailed. " +
     "The user logs in with its password alone and may set two-factor up again."));
   $("logout").addEventListener("click", () => client.logout().catch((err) => alert("banner", describe(err))));
@@ -185,6 +228,7 @@ function wire() {
 
 function showIn() {
   text("who", `Logged in as ${client.user?.email ?? "…"}`);
+  $("reauth-username").value = client.user?.email ?? "";
   if (document.body.dataset.state === "in") return;
   setState("in");
   search(false);

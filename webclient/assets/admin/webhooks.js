@@ -5,7 +5,7 @@
 // sensitive, so each runs in client.withReauthentication and asks the
 // admin to confirm with a recent log-in when the server wants one.
 
-import { $, el, alert, describe, clock, date, fill } from "/demo/view.js";
+import { $, el, alert, showError, clock, date, fill } from "/demo/view.js";
 
 /** How long the deliveries wait before they are read again while one is pending. */
 const pendingRefresh = 2000;
@@ -20,8 +20,10 @@ export function webhooksSection(client, prompt) {
   const state = { hooks: [], current: null, deliveries: [], cursor: null, timer: 0 };
   const call = (path, args = {}) => client.api("/v1/admins/webhooks" + path, args);
   const sensitive = (path, args) => client.withReauthentication(() => call(path, args), prompt);
+  // The form is one row of inputs: reasons show in the alert, in words.
+  const fields = {};
   const failed = (err) => {
-    if (!err?.sessionEnded) alert("webhooks-error", describe(err));
+    if (!err?.sessionEnded) showError("webhooks-error", err, fields);
   };
 
   async function load() {
@@ -96,6 +98,9 @@ export function webhooksSection(client, prompt) {
     const events = $("webhook-events").value.split(",").map((s) => s.trim()).filter(Boolean);
     const args = { url: $("webhook-url").value.trim(), events, description: $("webhook-description").value.trim() };
     $("webhook-create").disabled = true;
+    $("webhook-create").setAttribute("aria-busy", "true");
+    alert("webhooks-result", "");
+    showError("webhooks-error", null, fields);
     try {
       const { webhook, secret } = await sensitive("/create", args);
       showSecret(secret);
@@ -107,6 +112,7 @@ export function webhooksSection(client, prompt) {
       failed(err);
     } finally {
       $("webhook-create").disabled = false;
+      $("webhook-create").removeAttribute("aria-busy");
     }
   }
 

@@ -2,7 +2,9 @@
 // the reset and verification mails, a password change, the address's
 // verification, and where the user is logged in.
 
-import { $, el, text, alert, describe, date, fill } from "./view.js";
+import { $, el, text, alert, describe, showError, busy, when, deviceName, place, fill, date } from "./view.js";
+
+export { busy };
 
 /** The messages of the one-time-token codes, in the page's words. */
 const linkErrors = {
@@ -17,7 +19,7 @@ const linkErrors = {
  * @returns {{kind: string, token: string}|null}
  */
 export function takeLink() {
-  const m = /^#(reset|verify)=([^&]*)$/.exec(location.hash);
+  const m = /^#(reset|verify|email-change|email-revert)=([^&]*)$/.exec(location.hash);
   if (!m) return null;
   history.replaceState(null, "", location.pathname + location.search);
   return { kind: m[1], token: decodeURIComponent(m[2]) };
@@ -47,6 +49,7 @@ export class Account {
   constructor(client, page) {
     this.#client = client;
     this.#onLogin = page;
+    $("link-close").addEventListener("click", () => this.closeLink());
     this.#wireForgot();
     this.#wireReset();
     this.#wirePassword();
@@ -57,12 +60,18 @@ export class Account {
   async handleLink(link) {
     if (!link) return;
     $("link").hidden = false;
+    $("link").dataset.kind = link.kind;
     $("reset-form").hidden = true;
+    showError("reset-error", null, { password: "reset-password" });
     alert("link-result", "");
     const result = $("link-result");
     result.classList.remove("error");
     delete result.dataset.state;
     delete result.dataset.code;
+    if (link.kind === "email-change" || link.kind === "email-revert") {
+      this.#onLogin.emailLink?.(link);
+      return;
+    }
     if (link.kind === "reset") {
       text("link-title", "Set a new password");
       $("reset-form").hidden = false;
@@ -80,6 +89,39 @@ export class Account {
     } catch (err) {
       this.#linkError(err);
     }
+  }
+
+  /** Whether the link card shows an outcome (not a form still to fill). */
+  get linkSettled() {
+    return !$("link").hidden && $("reset-form").hidden && $("link-result").dataset.state !== "pending";
+  }
+
+  /** Hides the link card: its outcome no longer applies (a log-in, Close). */
+  closeLink() {
+    $("link").hidden = true;
+    $("reset-form").hidden = true;
+    showError("reset-error", null, { password: "reset-password" });
+    alert("link-result", "");
+    delete $("link-result").dataset.state;
+    delete $("link-result").dataset.code;
+    $("link").dataset.kind = "";
+  }
+
+  /** Shows the outcome of a link in the link card. */
+  linkOutcome(title, message, state) {
+    $("link").hidden = false;
+    text("link-title", title);
+    const result = $("link-result");
+    result.classList.remove("error");
+    alert("link-result", message);
+    result.dataset.state = state;
+  }
+
+  /** Shows a link's failure in the link card. */
+  linkFailed(title, message, code) {
+    this.linkOutcome(title, message, "failed");
+    $("link-result").classList.add("error");
+    $("link-result").dataset.code = code ?? "";
   }
 
   #linkError(err) {
@@ -106,14 +148,15 @@ export class Account {
     $("forgot-form").addEventListener("submit", (e) => {
       e.preventDefault();
       busy($("forgot-submit"), async () => {
-        alert("forgot-error", "");
+        showError("forgot-error", null, { email: "forgot-email" });
+        alert("forgot-result", "");
         try {
           await this.#client.requestPasswordReset($("forgot-email").value.trim());
           alert("forgot-result", "If this address belongs to an account, a link to set a new password is on its way. It works for 30 minutes.");
         } catch (err) {
-          alert("forgot-error", describe(err));
+          showError("forgot-error", err, { email: "forgot-email" });
         }
-      });
+      }, "Sending…");
     });
   }
 
@@ -121,7 +164,7 @@ export class Account {
     $("reset-form").addEventListener("submit", (e) => {
       e.preventDefault();
       busy($("reset-submit"), async () => {
-        alert("reset-error", "");
+        showError("reset-error", null, { password: "reset-password" });
         try {
           await this.#client.resetPassword($("reset-form").dataset.token, $("reset-password").value);
           $("reset-form").hidden = true;
@@ -131,22 +174,23 @@ export class Account {
           this.#onLogin.showLogin();
         } catch (err) {
           if (err.code === "BAD_REQUEST_INVALID_ARGUMENTS") {
-            alert("reset-error", describe(err));
+            showError("reset-error", err, { password: "reset-password" });
           } else {
             $("reset-form").hidden = true;
             this.#linkError(err);
           }
         }
-      });
+      }, "Setting the password…");
     });
   }
 
   #wirePassword() {
     $("password-form").addEventListener("submit", (e) => {
       e.preventDefault();
+      const fields = { currentPassword: "current-password", newPassword: "new-password" };
       busy($("password-submit"), async () => {
         alert("password-result", "");
-        alert("password-error", "");
+        showError("password-error", null, fields);
         try {
           await this.#client.withReauthentication(
             () => this.#client.changePassword($("current-password").value, $("new-password").value), this.#onLogin.prompt);
@@ -156,9 +200,11 @@ export class Account {
           $("password-form").dataset.changed = String(Number($("password-form").dataset.changed ?? 0) + 1);
           this.loadDevices();
         } catch (err) {
-          if (!err.sessionEnded) alert("password-error", describe(err));
+          if (err.sessionEnded) return;
+          if (err.code?.endsWith("_INVALID_CURRENT_PASSWORD")) showError("password-error", { fields: { currentPassword: "is wrong" }, code: err.code }, fields);
+          else showError("password-error", err, fields);
         }
-      });
+      }, "Changing…");
     });
   }
 
@@ -209,11 +255,11 @@ export class Account {
 
   #device(s) {
     const what = el("div", { class: "what" },
-      el("strong", {}, `${s.client === "app" ? "App" : "Browser"} · ${s.platform}`,
+      el("strong", { class: "device-name" }, sessionName(s),
         ...(s.current ? [el("span", { class: "badge" }, "this device")] : [])),
-      el("span", { class: "meta" }, s.userAgent ?? "unknown browser"),
-      el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`),
+      el("span", { class: "meta" }, `from ${place(s.ipAddress)} · last active `, when(s.lastUsedAt), " · since ", when(s.createdAt)),
       el("span", { class: "meta how" }, signedInWith(s)));
+    if (s.userAgent) what.title = s.userAgent;
     const button = el("button", { type: "button", class: "small" }, "Log out this device");
     button.addEventListener("click", () => busy(button, async () => {
       try {
@@ -237,12 +283,9 @@ function signedInWith(s) {
   return words.length ? `signed in with ${words.join(" + ")}` : "";
 }
 
-/** Runs fn with button disabled. */
-export async function busy(button, fn) {
-  button.disabled = true;
-  try {
-    await fn();
-  } finally {
-    button.disabled = false;
-  }
+/** What a session runs on, in words: "Chrome on Linux", "App on ios". */
+export function sessionName(s) {
+  const named = deviceName(s.userAgent);
+  if (s.client === "app") return named ? `App on ${named.replace(/^.* on /, "")}` : `App on ${s.platform}`;
+  return named ?? "A browser";
 }

@@ -10,8 +10,10 @@
 
 import { createClient, MfaRequired } from "/client/actionkit.js";
 import { identityProviders, takeResult } from "/client/oidc.js";
-import { $, el, text, alert, describe, clock, date, countdown, fill, setState } from "./view.js";
-import { Account, takeLink, busy } from "./account.js";
+import { $, el, text, alert, describe, showError, busy, passwordToggles, clock, date, countdown, fill, setState } from "./view.js";
+import { Account, takeLink } from "./account.js";
+import { ActivityPanel } from "./activity.js";
+import { ProfilePanel, AppsPanel } from "./profile.js";
 import { SecondStep } from "./secondstep.js";
 import { TwoFactorPanel } from "./twofactor.js";
 import { PasskeysPanel } from "./passkeypanel.js";
@@ -35,7 +37,7 @@ let refreshes = 0;
 const goodbye = {
   logout: "You logged out.",
   logoutall: "You logged out everywhere.",
-  expired: "Your session ended. Please log in again.",
+  expired: "Your session ended (it expired, or was ended from another device or by support). Please log in again.",
   peer: "You logged out in another tab.",
 };
 
@@ -46,6 +48,9 @@ function showIn() {
   renderProfile(user);
   if (document.body.dataset.state === "in") return;
   setState("in");
+  // What the logged-out page showed no longer applies.
+  showError("auth-error", null, authFields);
+  if (account.linkSettled) account.closeLink();
   signIns.offer(false);
   loadProfile();
   account.loadDevices();
@@ -55,6 +60,7 @@ function showIn() {
 
 function showOut(reason) {
   setState("out");
+  for (const id of ["password-username", "reauth-username"]) $(id).value = "";
   text("who", "Not logged in");
   fill("drafts", [], "No drafts yet.");
   drafts.length = 0;
@@ -72,6 +78,7 @@ function offerAutofill() {
 
 /** Shows the second step of a login that answered MFA_REQUIRED. */
 function secondStepFor(challenge) {
+  alert("banner", "");
   secondStep.start(challenge);
   offerAutofill();
 }
@@ -100,6 +107,8 @@ async function loadProfile() {
 }
 
 function renderProfile(user) {
+  for (const id of ["password-username", "reauth-username"]) $(id).value = user.email ?? "";
+  profile.render(user);
   const name = [user.firstName, user.lastName].filter(Boolean).join(" ");
   text("profile-name", name || "—");
   text("profile-email", user.email ?? "—");
@@ -195,10 +204,14 @@ async function publish(id, button) {
     renderDrafts();
     alert("post-error", "");
   } catch (err) {
-    failed("post-error", err);
+    if (!err?.sessionEnded) showError("post-error", err, postFields);
     if (button) button.disabled = false;
   }
 }
+
+/** The log-in form's inputs, by the API's argument names. */
+const authFields = { email: "email", password: "password", firstName: "first-name" };
+const postFields = { title: "post-title", body: "post-body" };
 
 function setMode(next) {
   mode = next;
@@ -206,22 +219,46 @@ function setMode(next) {
   $("auth-form").hidden = false;
   $("forgot-form").hidden = true;
   $("auth-form").dataset.mode = mode;
-  $("mode-login").setAttribute("aria-selected", String(mode === "login"));
-  $("mode-register").setAttribute("aria-selected", String(mode === "register"));
+  for (const [id, m] of [["mode-login", "login"], ["mode-register", "register"]]) {
+    $(id).setAttribute("aria-selected", String(mode === m));
+    $(id).tabIndex = mode === m ? 0 : -1;
+  }
+  $("auth-form").setAttribute("aria-labelledby", mode === "login" ? "mode-login" : "mode-register");
   $("submit").textContent = mode === "login" ? "Log in" : "Create account";
   $("password").autocomplete = mode === "login" ? "current-password" : "new-password";
+  if (mode === "register") $("password").setAttribute("aria-describedby", "register-rule");
+  else $("password").removeAttribute("aria-describedby");
   $("email").autocomplete = mode === "login" ? "username webauthn" : "username";
-  alert("auth-error", "");
+  showError("auth-error", null, authFields);
   offerAutofill();
+}
+
+/** The tabs answer the arrow keys, Home and End (the ARIA tabs pattern). */
+function wireTabs() {
+  const tabs = [$("mode-login"), $("mode-register")];
+  $("mode-login").parentElement.addEventListener("keydown", (e) => {
+    const at = tabs.indexOf(document.activeElement);
+    if (at < 0) return;
+    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const tab = tabs[(to + tabs.length) % tabs.length];
+    setMode(tab.id === "mode-login" ? "login" : "register");
+    tab.focus();
+  });
 }
 
 function wire() {
   $("mode-login").addEventListener("click", () => setMode("login"));
   $("mode-register").addEventListener("click", () => setMode("register"));
+  wireTabs();
   $("auth-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const email = $("email").value.trim();
     const password = $("password").value;
+    // A new attempt: the earlier outcome (logged out, an error) is over.
+    alert("banner", "");
+    showError("auth-error", null, authFields);
     busy($("submit"), async () => {
       try {
         // The autofill's passkey request is aborted while the password goes.
@@ -232,34 +269,36 @@ function wire() {
           })
           : client.register({ email, password, firstName: $("first-name").value.trim() }));
         $("password").value = "";
-        alert("auth-error", "");
       } catch (err) {
-        alert("auth-error", describe(err));
+        showError("auth-error", err, authFields);
       }
-    });
+    }, mode === "login" ? "Logging in…" : "Creating your account…");
   });
   $("post-form").addEventListener("submit", (e) => {
     e.preventDefault();
+    showError("post-error", null, postFields);
     busy($("publish-now"), async () => {
       try {
         const post = await createPost();
         await publish(post.id);
       } catch (err) {
-        failed("post-error", err);
+        if (!err?.sessionEnded) showError("post-error", err, postFields);
       }
-    });
+    }, "Publishing…");
   });
-  $("save-draft").addEventListener("click", () => busy($("save-draft"), async () => {
-    try {
-      drafts.unshift(await createPost());
-      renderDrafts();
-      alert("post-error", "");
-    } catch (err) {
-      failed("post-error", err);
-    }
-  }));
-  $("logout").addEventListener("click", () => busy($("logout"), () => client.logout().catch((err) => alert("banner", describe(err)))));
-  $("logout-all").addEventListener("click", () => busy($("logout-all"), () => client.logoutAll().catch((err) => alert("banner", describe(err)))));
+  $("save-draft").addEventListener("click", () => {
+    showError("post-error", null, postFields);
+    busy($("save-draft"), async () => {
+      try {
+        drafts.unshift(await createPost());
+        renderDrafts();
+      } catch (err) {
+        if (!err?.sessionEnded) showError("post-error", err, postFields);
+      }
+    }, "Saving…");
+  });
+  $("logout").addEventListener("click", () => busy($("logout"), () => client.logout().catch((err) => alert("banner", describe(err))), "Logging out…"));
+  $("logout-all").addEventListener("click", () => busy($("logout-all"), () => client.logoutAll().catch((err) => alert("banner", describe(err))), "Logging out…"));
   $("refresh-now").addEventListener("click", () => busy($("refresh-now"), () => client.refresh().catch((err) => alert("banner", describe(err)))));
   client.addEventListener("login", () => showIn());
   client.addEventListener("logout", ({ detail }) => showOut(detail.reason));
@@ -268,16 +307,24 @@ function wire() {
   setInterval(renderToken, 1000);
 }
 
+passwordToggles("password", "reset-password", "current-password", "new-password");
 const prompt = reauthPrompt(client);
 const providers = identityProviders(client).providers().catch(() => []);
+const profile = new ProfilePanel(client, {
+  prompt,
+  changed: (user) => renderProfile(user),
+  link: (title, message, state, code) => (state === "failed" ? account.linkFailed(title, message, code) : account.linkOutcome(title, message, state)),
+});
 const account = new Account(client, {
   showLogin: () => setMode("login"),
   profileChanged: () => loadProfile(),
+  emailLink: (link) => profile.handleLink(link),
   prompt,
 });
 const secondStep = new SecondStep(client, {
   back: (message) => {
     $("auth-form").hidden = false;
+    showError("auth-error", null, authFields);
     alert("auth-error", message ?? "");
     offerAutofill();
   },
@@ -287,10 +334,14 @@ const twoFactor = new TwoFactorPanel(client, { prompt, changed: () => account.lo
 const connected = new ConnectedAccounts(client, { prompt, providers });
 // The account's panels: each is shown() when the page logs in and
 // hidden() when it logs out.
+const activity = new ActivityPanel(client);
 const panels = [
   twoFactor,
-  new PasskeysPanel(client, { prompt, changed: () => twoFactor.load() }),
+  new PasskeysPanel(client, { prompt, changed: () => { twoFactor.load(); activity.load(); } }),
   connected,
+  new AppsPanel(client, { prompt }),
+  activity,
+  profile,
 ];
 wire();
 setMode("login");

@@ -4,7 +4,7 @@
 // disconnecting one. Both are sensitive actions: when the server wants a
 // recent log-in, the re-authentication prompt asks for one first.
 
-import { $, el, alert, describe, date, fill } from "./view.js";
+import { $, el, alert, describe, when, fill } from "./view.js";
 import { busy } from "./account.js";
 import { identityProviders } from "/client/oidc.js";
 
@@ -114,8 +114,8 @@ export class ConnectedAccounts {
     const what = el("div", { class: "what" },
       el("strong", {}, name),
       el("span", { class: "meta" }, identity.email ?? "no e-mail address"),
-      el("span", { class: "meta" }, `connected ${date(identity.createdAt)} · ` +
-        (identity.lastLoginAt ? `last sign-in ${date(identity.lastLoginAt)}` : "not used to sign in yet")));
+      el("span", { class: "meta" }, "connected ", when(identity.createdAt), " · ",
+        ...(identity.lastLoginAt ? ["last sign-in ", when(identity.lastLoginAt)] : ["not used to sign in yet"])));
     const button = el("button", { type: "button", class: "small danger" }, "Disconnect");
     button.addEventListener("click", () => this.#sensitive(button, async () => {
       await this.#idp.unlink(identity.id);

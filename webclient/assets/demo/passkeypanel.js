@@ -4,7 +4,7 @@
 // sensitive actions: when the server wants a recent log-in, the
 // re-authentication prompt asks for one and the change goes ahead.
 
-import { $, el, alert, describe, date, fill } from "./view.js";
+import { $, el, alert, describe, when, fill } from "./view.js";
 import { busy } from "./account.js";
 import { passkeys, supported } from "/client/passkeys.js";
 
@@ -83,7 +83,7 @@ export class PasskeysPanel {
   #item(p) {
     const what = el("div", { class: "what" },
       el("strong", { class: "pk-name" }, p.name, ...(p.backedUp ? [el("span", { class: "badge" }, "synced")] : [])),
-      el("span", { class: "meta" }, `added ${date(p.createdAt)} · ${p.lastUsedAt ? `last used ${date(p.lastUsedAt)}` : "never used"}`));
+      el("span", { class: "meta" }, "added ", when(p.createdAt), " · ", ...(p.lastUsedAt ? ["last used ", when(p.lastUsedAt)] : ["never used"])));
     const rename = el("button", { type: "button", class: "small", "data-action": "rename" }, "Rename");
     const remove = el("button", { type: "button", class: "small danger", "data-action": "remove" }, "Remove");
     const item = el("li", { class: "device passkey", "data-passkey-id": p.id, "data-name": p.name }, what,

@@ -4,7 +4,7 @@
 // code, or its password, in the dialog #reauth, and is then retried
 // (client.withReauthentication).
 
-import { $, alert, describe } from "./view.js";
+import { $, alert, showError } from "./view.js";
 import { passkeys, supported } from "/client/passkeys.js";
 
 /** How each method is offered, in the order the dialog lists them. */
@@ -28,6 +28,7 @@ const order = Object.keys(choices);
 export function reauthPrompt(client) {
   const dialog = $("reauth");
   let settle = null;
+  let chosen = null; // the method the person picked, kept when a proof is refused
   const finish = (proof) => {
     const done = settle;
     settle = null;
@@ -35,7 +36,10 @@ export function reauthPrompt(client) {
     if (dialog.open) dialog.close();
     done?.(proof);
   };
-  $("reauth-method").addEventListener("change", () => choose($("reauth-method").value));
+  $("reauth-method").addEventListener("change", () => {
+    chosen = $("reauth-method").value;
+    choose(chosen);
+  });
   $("reauth-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const method = $("reauth-method").value;
@@ -45,14 +49,16 @@ export function reauthPrompt(client) {
       return;
     }
     $("reauth-submit").disabled = true;
+    $("reauth-submit").setAttribute("aria-busy", "true");
     alert("reauth-error", "");
     try {
       const proof = await passkeys(client).proof();
       if (settle) finish(proof);
     } catch (err) {
-      if (!err.sessionEnded) alert("reauth-error", describe(err));
+      if (!err.sessionEnded) showError("reauth-error", err);
     } finally {
       $("reauth-submit").disabled = false;
+      $("reauth-submit").removeAttribute("aria-busy");
     }
   });
   $("reauth-cancel").addEventListener("click", () => finish(null));
@@ -63,14 +69,14 @@ export function reauthPrompt(client) {
     offered.sort((a, b) => order.indexOf(a) - order.indexOf(b));
     $("reauth-method").replaceChildren(...offered.map((m) => new Option(choices[m].option, m)));
     dialog.dataset.methods = offered.join(" ");
-    alert("reauth-error", error ? describe(error) : "");
+    showError("reauth-error", error);
     const none = offered.length === 0;
     $("reauth-none").hidden = !none;
     $("reauth-choice").hidden = none;
     $("reauth-submit").hidden = none;
     if (!dialog.open) dialog.showModal();
     if (none) $("reauth-field").hidden = true;
-    else choose(offered[0]);
+    else choose(error && offered.includes(chosen) ? chosen : (chosen = offered[0]));
   });
 }
 

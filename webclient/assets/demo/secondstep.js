@@ -4,7 +4,7 @@
 // authenticator app or a recovery code, or offers the account's passkeys
 // ("Use a passkey"), before the session opens.
 
-import { $, alert, describe } from "/demo/view.js";
+import { $, alert, showError } from "/demo/view.js";
 import { passkeys, supported } from "/client/passkeys.js";
 
 /** What the form asks for, by method. */
@@ -18,6 +18,32 @@ const asks = {
     label: "Recovery code", inputmode: "text", other: "Use a code from your app instead",
   },
 };
+
+/** The authenticator codes this page saw accepted lately (code → when),
+ * in memory only. The server answers INVALID_TOTP_CODE alike for a wrong
+ * code and for one of a step already used; the page, which knows the
+ * code it just used (to turn two-factor on, say), can tell the person to
+ * wait for the next one. */
+const accepted = new Map();
+const STEP_MS = 30_000;
+
+/** Records that code was accepted now. */
+export function rememberCode(code) {
+  const now = Date.now();
+  for (const [c, at] of accepted) if (now - at > 3 * STEP_MS) accepted.delete(c);
+  accepted.set(code, now);
+}
+
+/** The page's words for a refused code: "wait for the next one" when it
+ * is a code this page saw accepted in the last steps. */
+export function refusedCode(err, code) {
+  const at = accepted.get(code);
+  if (/_INVALID_TOTP_CODE$/.test(err?.code ?? "") && at !== undefined && Date.now() - at <= 3 * STEP_MS) {
+    return { code: err.code, requestId: err.requestId, status: err.status, name: "UsedCode",
+      words: "This code was used a moment ago, and each code works once. Wait for the next code your app shows (codes change every 30 seconds), then enter it." };
+  }
+  return err;
+}
 
 /** The codes that mean the step is over: log in again. */
 const over = /_BAD_REQUEST_INVALID_MFA_TOKEN$/;
@@ -110,7 +136,15 @@ export class SecondStep {
 
   #submit() {
     if (this.#method === "webauthn") return this.#passkey();
-    return this.#finish($("mfa-submit"), (token) => this.#client.verifyMfa(token, this.#method, $("mfa-code").value.trim()));
+    const code = $("mfa-code").value.trim();
+    return this.#finish($("mfa-submit"), async (token) => {
+      try {
+        await this.#client.verifyMfa(token, this.#method, code);
+      } catch (err) {
+        throw this.#method === "totp" ? refusedCode(err, code) : err;
+      }
+      if (this.#method === "totp") rememberCode(code);
+    }, "Verifying…");
   }
 
   #passkey() {
@@ -118,23 +152,28 @@ export class SecondStep {
   }
 
   /** Finishes the login with verify(mfaToken), button disabled meanwhile. */
-  async #finish(button, verify) {
+  async #finish(button, verify, label) {
     const challenge = this.#challenge;
     if (!challenge) return;
     if (Date.now() >= challenge.expiresAt) {
       this.leave("This log-in took too long: enter your password again.");
       return;
     }
+    const before = button.textContent;
     button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    if (label) button.textContent = label;
     alert("mfa-error", "");
     try {
       await verify(challenge.mfaToken);
       this.leave(); // the client's "login" event shows the page
     } catch (err) {
       if (over.test(err.code ?? "")) this.leave("This log-in expired or had too many wrong codes: enter your password again.");
-      else alert("mfa-error", describe(err));
+      else showError("mfa-error", err);
     } finally {
       button.disabled = false;
+      button.removeAttribute("aria-busy");
+      button.textContent = before;
     }
   }
 }

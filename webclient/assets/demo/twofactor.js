@@ -5,8 +5,8 @@
 // action: when the server wants a recent log-in, the re-authentication
 // prompt asks for one and the change goes ahead.
 
-import { $, el, text, alert, describe, date } from "./view.js";
-import { busy } from "./account.js";
+import { $, el, text, alert, showError, busy, date } from "./view.js";
+import { rememberCode, refusedCode } from "./secondstep.js";
 
 /**
  * TwoFactorPanel runs the panel #two-factor. Its data-state is what it
@@ -47,9 +47,9 @@ export class TwoFactorPanel {
     if (!this.#showingCodes()) this.#state("loading");
     try {
       this.#render(await this.#client.mfa.status());
-      alert("tf-error", "");
+      showError("tf-error", null);
     } catch (err) {
-      if (!err.sessionEnded) alert("tf-error", describe(err));
+      if (!err.sessionEnded) showError("tf-error", err);
     }
   }
 
@@ -83,16 +83,16 @@ export class TwoFactorPanel {
   }
 
   /** Runs a sensitive change, asking for a recent log-in when needed. */
-  #sensitive(button, fn) {
+  #sensitive(button, fn, label, code) {
     return busy(button, async () => {
       alert("tf-result", "");
-      alert("tf-error", "");
+      showError("tf-error", null);
       try {
         await this.#client.withReauthentication(fn, this.#prompt);
       } catch (err) {
-        if (!err.sessionEnded) alert("tf-error", describe(err));
+        if (!err.sessionEnded) showError("tf-error", code ? refusedCode(err, code) : err);
       }
-    });
+    }, label);
   }
 
   #wire() {
@@ -111,14 +111,16 @@ export class TwoFactorPanel {
     });
     $("tf-confirm-form").addEventListener("submit", (e) => {
       e.preventDefault();
+      const code = $("tf-confirm-code").value.trim();
       this.#sensitive($("tf-confirm"), async () => {
-        const { recoveryCodes } = await this.#client.mfa.confirmTotp($("tf-confirm-code").value.trim());
+        const { recoveryCodes } = await this.#client.mfa.confirmTotp(code);
+        rememberCode(code);
         this.#clear();
         this.#showCodes(recoveryCodes);
         alert("tf-result", "Two-factor authentication is on. Your other sessions ended; this one goes on.");
         this.#changed();
         await this.load();
-      });
+      }, "Turning on…", code);
     });
     $("tf-regenerate").addEventListener("click", (e) => this.#sensitive(e.currentTarget, async () => {
       this.#showCodes(await this.#client.mfa.regenerateRecoveryCodes());
@@ -132,12 +134,13 @@ export class TwoFactorPanel {
     $("tf-disable-cancel").addEventListener("click", () => { $("tf-disable-form").hidden = true; });
     $("tf-disable-form").addEventListener("submit", (e) => {
       e.preventDefault();
+      const code = $("tf-disable-code").value.trim();
       this.#sensitive($("tf-disable"), async () => {
-        await this.#client.mfa.disableTotp($("tf-disable-code").value.trim());
+        await this.#client.mfa.disableTotp(code);
         $("tf-disable-code").value = "";
         alert("tf-result", "Two-factor authentication is off, and your recovery codes are void.");
         await this.load();
-      });
+      }, "Turning off…", code);
     });
     this.#wireCodes();
   }
