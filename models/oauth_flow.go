@@ -10,6 +10,10 @@ import (
 	"github.com/lib/pq"
 )
 
+// ClientOAuth is the client of the session rows of an OAuth sign-in
+// (user_sessions.client).
+const ClientOAuth = "oauth"
+
 // ErrSpent reports that a single-use row (an authorization code) was
 // presented again after it was spent.
 var ErrSpent = errors.New("models: already spent")
