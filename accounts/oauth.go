@@ -240,3 +240,10 @@ func (s *Service) OAuthSessionClients(ctx context.Context, sessions []uuid.UUID)
 	}
 	return s.oauthStore().SessionClients(ctx, s.DB, sessions)
 }
+
+// RecordEvent writes a security event of owner in db (the transaction of
+// the change it records), as the engine's own changes do: from the request
+// o, about session (uuid.Nil: none), with data as its JSON object.
+func (s *Service) RecordEvent(ctx context.Context, db models.DB, typ string, owner, session uuid.UUID, o Origin, data map[string]any) error {
+	return s.record(ctx, db, typ, owner, session, o, data)
+}

@@ -64,6 +64,10 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 		if caller == nil || caller.Type != spec.Auth.Owner || !spec.Allows(caller.Client) {
 			return errorcodes.Unauthorized.New()
 		}
+	case action.KindOptional:
+		if caller != nil && (caller.Type != spec.Auth.Owner || !spec.Allows(caller.Client)) {
+			req.Caller = nil
+		}
 	}
 	return nil
 }

@@ -46,6 +46,9 @@ const (
 	// MFAFailures warns of wrong second factors given in a row: someone
 	// may know the password.
 	MFAFailures = "mfa_failures"
+	// OAuthAppConnected notes the first sign-in of an application through
+	// actionkit as an OpenID provider (Message.App names it).
+	OAuthAppConnected = "oauth_app_connected"
 )
 
 // The kinds of Removal: what a MethodsRemoved notice lists.
@@ -65,7 +68,8 @@ type Removal struct {
 // Kinds lists every kind of mail; each needs a text and an HTML template in
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
-	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures}
+	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures,
+	OAuthAppConnected}
 
 //go:embed templates
 var embedded embed.FS
@@ -131,6 +135,8 @@ type Message struct {
 	Provider string `json:"provider,omitempty"`
 	// Removed lists what a MethodsRemoved notice reports.
 	Removed []Removal `json:"removed,omitempty"`
+	// App names the application an OAuthAppConnected notice is about.
+	App string `json:"app,omitempty"`
 }
 
 // Rendered is a message ready to send.
@@ -152,6 +158,7 @@ type templateData struct {
 	Minutes  int
 	Provider string
 	Removed  []Removal
+	App      string
 }
 
 // Render renders m in its locale, or in the fallback locale when m's is not
@@ -167,7 +174,7 @@ func (t *Templates) Render(m Message) (*Rendered, error) {
 		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
 	}
 	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider,
-		Removed: m.Removed}
+		Removed: m.Removed, App: m.App}
 	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
 		d.Hours = int(m.ValidFor / time.Hour)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/oauthserver"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
 	"github.com/actionkit/actionkit/signingkeys"
@@ -123,13 +124,15 @@ func errorCodes() []errorcodes.Code {
 	codes = append(codes, accounts.ErrorCodes()...)
 	codes = append(codes, posts.ErrorCodes()...)
 	codes = append(codes, accounts.LaterErrorCodes()...)
-	return append(codes, webhooks.ErrorCodes()...)
+	codes = append(codes, webhooks.ErrorCodes()...)
+	return append(codes, oauthserver.ErrorCodes()...)
 }
 
 // newCatalog is the message catalog of every code of errorCodes in
 // locales, from the messages of each package that declares codes.
 func newCatalog(locales []string) (*errorcodes.Catalog, error) {
-	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages())
+	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages(),
+		oauthserver.Messages())
 }
 
 // compose builds every part of the process from cfg and the database pool
