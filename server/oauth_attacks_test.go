@@ -1,0 +1,324 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/actionkit/actionkit/models"
+)
+
+// TestOAuthErrorsNeverRedirectToUnvalidatedURIs: an error found before the
+// redirect URI is validated (unknown client, unregistered redirect URI) is
+// a page, never a redirect, even when the request has other errors too
+// (zitadel/oidc#627); an error of an unverified (dynamic) client is a page
+// as well; only an admin client's errors redirect, with state and iss.
+func TestOAuthErrorsNeverRedirectToUnvalidatedURIs(t *testing.T) {
+	s := startOAuthServer(t)
+	admin, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	dynamic, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://dyn.example/cb"}, source: models.OAuthClientDynamic})
+	b := s.browser()
+	_, challenge := pkce()
+	for name, params := range map[string]url.Values{
+		"unknown client":         codeParams("ak_nobody", "https://evil.example/cb", challenge, "response_type", "token"),
+		"unregistered uri":       codeParams(admin, "https://evil.example/cb", challenge),
+		"unregistered uri+error": {"client_id": {admin}, "redirect_uri": {"https://evil.example/cb"}, "response_type": {"token"}},
+		"missing uri":            {"client_id": {admin}, "response_type": {"code"}},
+		"dynamic client error":   {"client_id": {dynamic}, "redirect_uri": {"https://dyn.example/cb"}, "response_type": {"token"}},
+	} {
+		res, body := b.get(t, s.authorizeURL(params))
+		if res.StatusCode != 400 || res.Header.Get("Location") != "" || !strings.Contains(body, "<html") {
+			t.Errorf("%s: %d Location %q", name, res.StatusCode, res.Header.Get("Location"))
+		}
+		res, body = b.get(t, s.authorizeURL(params), "Accept", "application/json")
+		var e map[string]string
+		if res.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || e["error"] == "" || res.Header.Get("Location") != "" {
+			t.Errorf("%s asking for JSON: %d %s", name, res.StatusCode, body)
+		}
+	}
+	res, _ := b.get(t, s.authorizeURL(url.Values{"client_id": {admin}, "redirect_uri": {"https://app.example/cb"},
+		"response_type": {"token"}, "state": {"s1"}}))
+	loc, _ := url.Parse(res.Header.Get("Location"))
+	if res.StatusCode != 302 || !strings.HasPrefix(loc.String(), "https://app.example/cb?") ||
+		loc.Query().Get("error") != "unsupported_response_type" || loc.Query().Get("state") != "s1" || loc.Query().Get("iss") != s.issuer {
+		t.Fatalf("admin client's error: %d %q", res.StatusCode, loc)
+	}
+}
+
+// TestOAuthRedirectURIMatchingBypasses: a redirect URI matches a
+// registered one exactly (a loopback one on any port), so none of the
+// known bypasses passes (CVE-2026-3872, CVE-2020-15233).
+func TestOAuthRedirectURIMatchingBypasses(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://good.example/cb", "http://127.0.0.1/cb"}, method: "none"})
+	b := s.browser()
+	_, challenge := pkce()
+	for _, uri := range []string{
+		"https://good.example@evil.example/cb",
+		"https://evil.example@good.example/cb",
+		"https://good.example/cb/..;/evil",
+		"https://good.example/cb/../evil",
+		"https://good.example/cb/extra",
+		"https://good.example/cbx",
+		"https://GOOD.example/cb",
+		"https://good.example/CB",
+		"https://*.example/cb",
+		"https://good.example/cb?x=1",
+		"https://good.example/cb#frag",
+		"https://good.example:443/cb",
+		"http://good.example/cb",
+		"http://127.0.0.1:5000@evil.example/cb",
+		"http://127.0.0.1.evil.example/cb",
+		"http://localhost/cb",
+		"http://127.0.0.1:5000/cb/..;/x",
+		"http://127.0.0.1:5000/CB",
+		"http://127.0.0.1:99999/cb",
+	} {
+		res, _ := b.get(t, s.authorizeURL(codeParams(clientID, uri, challenge, "response_type", "token")))
+		if res.StatusCode != 400 || res.Header.Get("Location") != "" {
+			t.Errorf("%s: %d Location %q", uri, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	for _, uri := range []string{"https://good.example/cb", "http://127.0.0.1/cb", "http://127.0.0.1:51234/cb"} {
+		if id := s.startAuthorization(t, b, codeParams(clientID, uri, challenge)); id == "" {
+			t.Errorf("%s refused", uri)
+		}
+	}
+}
+
+// TestOAuthPKCEDowngrade: authorize refuses a request without a
+// challenge or with the plain method, and the token endpoint refuses a
+// code without its verifier or with another one (zitadel/oidc#741,
+// kanidm#1097).
+func TestOAuthPKCEDowngrade(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	for name, params := range map[string]url.Values{
+		"no challenge": {"client_id": {clientID}, "redirect_uri": {"https://app.example/cb"}, "response_type": {"code"}},
+		"plain":        codeParams(clientID, "https://app.example/cb", verifier, "code_challenge_method", "plain"),
+		"no method":    {"client_id": {clientID}, "redirect_uri": {"https://app.example/cb"}, "response_type": {"code"}, "code_challenge": {challenge}},
+	} {
+		if name == "plain" {
+			params.Set("code_challenge_method", "plain")
+		}
+		res, _ := b.get(t, s.authorizeURL(params))
+		loc, _ := url.Parse(res.Header.Get("Location"))
+		if res.StatusCode != 302 || loc.Query().Get("error") != "invalid_request" {
+			t.Errorf("%s: %d %q", name, res.StatusCode, loc)
+		}
+	}
+	code := s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge))
+	st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {"https://app.example/cb"}})
+	if st != 400 || out["error"] != "invalid_request" {
+		t.Fatalf("no verifier: %d %v", st, out)
+	}
+	other, _ := pkce()
+	st, out = s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {"https://app.example/cb"}, "code_verifier": {other}})
+	if st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("another verifier: %d %v", st, out)
+	}
+	// The code was burnt by the wrong verifier: the right one is too late.
+	st, out = s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {"https://app.example/cb"}, "code_verifier": {verifier}})
+	if st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("the right verifier after a wrong one: %d %v", st, out)
+	}
+}
+
+// TestOAuthCodeReplayEndsItsSession: a code presented a second time is
+// invalid_grant and ends the session its first exchange opened: its
+// access token is refused by userinfo and its refresh token by the token
+// endpoint (CVE-2026-4282). A code presented by another client, or with
+// another redirect URI, is invalid_grant.
+func TestOAuthCodeReplayEndsItsSession(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	otherID, otherSecret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	params := codeParams(clientID, "https://app.example/cb", challenge, "scope", "openid")
+	exchange := func(id, sec, code, redirect string) (int, map[string]any) {
+		return s.tokenCall(t, id, sec, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"redirect_uri": {redirect}, "code_verifier": {verifier}})
+	}
+	code := s.codeFor(t, b, u, params)
+	st, first := exchange(clientID, secret, code, "https://app.example/cb")
+	if st != 200 {
+		t.Fatalf("exchange: %d %v", st, first)
+	}
+	if st, _, _ := s.userinfo(t, first["access_token"].(string)); st != 200 {
+		t.Fatalf("userinfo: %d", st)
+	}
+	st, out := exchange(clientID, secret, code, "https://app.example/cb")
+	if st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("replay: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, first["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo after the replay: %d", st)
+	}
+	st, out = s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first["refresh_token"].(string)}})
+	if st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("refresh after the replay: %d %v", st, out)
+	}
+	// The user's own session is untouched.
+	b.call(http.MethodGet, "/v1/users/read", nil, u.auth()...).want(t, 200, "")
+
+	code = s.codeFor(t, b, u, params)
+	if st, out := exchange(otherID, otherSecret, code, "https://app.example/cb"); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("another client's code: %d %v", st, out)
+	}
+	code = s.codeFor(t, b, u, params)
+	if st, out := exchange(clientID, secret, code, "https://app.example/other"); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("another redirect_uri: %d %v", st, out)
+	}
+	if st, out := exchange(clientID, "wrong-secret", strings.Repeat("a", 43), "https://app.example/cb"); st != 401 || out["error"] != "invalid_client" {
+		t.Fatalf("a wrong secret: %d %v", st, out)
+	}
+}
+
+// TestOAuthResourceBoundToTheGrant: a resource the authorization did not
+// name cannot be asked of the token endpoint, at the exchange or at a
+// refresh (better-auth GHSA-p2fr-6hmx-4528), and authorize refuses one
+// the server does not serve.
+func TestOAuthResourceBoundToTheGrant(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	mcp := s.issuer + "/mcp"
+	res, _ := b.get(t, s.authorizeURL(codeParams(clientID, "https://app.example/cb", challenge, "resource", "https://other.example/")))
+	if loc, _ := url.Parse(res.Header.Get("Location")); res.StatusCode != 302 || loc.Query().Get("error") != "invalid_target" {
+		t.Fatalf("an unknown resource: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	code := s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge, "resource", mcp))
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"https://app.example/cb"},
+		"code_verifier": {verifier}, "resource": {s.issuer}}
+	if st, out := s.tokenCall(t, clientID, secret, form); st != 400 || out["error"] != "invalid_target" {
+		t.Fatalf("a resource not authorized: %d %v", st, out)
+	}
+	code = s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge, "resource", mcp))
+	form.Set("code", code)
+	form.Del("resource")
+	st, out := s.tokenCall(t, clientID, secret, form)
+	if st != 200 || jwtPayload(out["access_token"].(string))["aud"] != mcp {
+		t.Fatalf("exchange: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, out["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo with a token for the MCP resource: %d", st)
+	}
+	st, out = s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {out["refresh_token"].(string)}, "resource": {s.issuer}})
+	if st != 400 || out["error"] != "invalid_target" {
+		t.Fatalf("refresh for a resource not granted: %d %v", st, out)
+	}
+}
+
+// TestOAuthConsentNeverSilentlySkipped: consent is required for a new
+// client, not once it covers what is asked, again for a new scope, always
+// with prompt=consent, and always for a public client on a loopback
+// redirect URI (RFC 8252 §8.6), whatever it consented to before.
+func TestOAuthConsentNeverSilentlySkipped(t *testing.T) {
+	s := startOAuthServer(t)
+	web, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	cli, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"http://127.0.0.1/cb"}, method: "none"})
+	b := s.browser()
+	u := loginUser(t, b)
+	_, challenge := pkce()
+	consent := func(params url.Values) any {
+		t.Helper()
+		id := s.startAuthorization(t, b, params)
+		r := b.call(http.MethodPost, "/v1/users/oauth/request", map[string]any{"requestId": id}, u.auth()...)
+		r.want(t, 200, "")
+		return r.obj("request")["consentRequired"]
+	}
+	first := codeParams(web, "https://app.example/cb", challenge, "scope", "openid email")
+	if consent(first) != true {
+		t.Fatal("no consent asked of a new client")
+	}
+	s.codeFor(t, b, u, first)
+	if consent(first) != false {
+		t.Fatal("consent asked again for what was approved")
+	}
+	if consent(codeParams(web, "https://app.example/cb", challenge, "scope", "openid email profile")) != true {
+		t.Fatal("no consent asked for a new scope")
+	}
+	if consent(codeParams(web, "https://app.example/cb", challenge, "scope", "openid email", "prompt", "consent")) != true {
+		t.Fatal("no consent asked with prompt=consent")
+	}
+	loop := codeParams(cli, "http://127.0.0.1:4242/cb", challenge, "scope", "openid")
+	s.codeFor(t, b, u, loop)
+	if consent(loop) != true {
+		t.Fatal("consent skipped for a public client on a loopback redirect URI")
+	}
+	var n int
+	if err := s.db.Get(&n, `SELECT count(*) FROM security_events WHERE owner_id = $1 AND type = 'oauth_app_connected'`, u.id); err != nil || n != 2 {
+		t.Fatalf("%d oauth_app_connected events: %v", n, err)
+	}
+}
+
+// TestOAuthRequestNeedsItsBrowser: a requestId leaked to another browser
+// (without the oauth-request cookie) is useless there: request, approve
+// and deny all refuse it, and the request stays pending for its own
+// browser.
+func TestOAuthRequestNeedsItsBrowser(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	_, challenge := pkce()
+	id := s.startAuthorization(t, b, codeParams(clientID, "https://app.example/cb", challenge))
+	thief := s.browser()
+	for _, path := range []string{"/v1/users/oauth/request", "/v1/users/oauth/approve", "/v1/users/oauth/deny"} {
+		thief.call(http.MethodPost, path, map[string]any{"requestId": id}, u.auth()...).
+			want(t, 400, "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST")
+	}
+	r := b.call(http.MethodPost, "/v1/users/oauth/deny", map[string]any{"requestId": id, "error": "access_denied"})
+	r.want(t, 200, "")
+	to, _ := url.Parse(r.str("redirectTo"))
+	if to.Query().Get("error") != "access_denied" || to.Query().Get("state") != "st-1" || to.Query().Get("iss") != s.issuer {
+		t.Fatalf("deny redirects to %q", to)
+	}
+	b.call(http.MethodPost, "/v1/users/oauth/approve", map[string]any{"requestId": id}, u.auth()...).
+		want(t, 400, "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST")
+}
+
+// TestOAuthApproveHonoursReauthentication: prompt=login and max_age=0
+// need an authentication after the request was made, and a client's
+// minimum assurance level needs aal 2: otherwise approve is 403
+// USER_FORBIDDEN_REAUTHENTICATION_REQUIRED with the §12 body; a fresh
+// login then approves.
+func TestOAuthApproveHonoursReauthentication(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	strict, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}, minAAL: 2})
+	b := s.browser()
+	u := loginUser(t, b)
+	_, challenge := pkce()
+	for _, extra := range [][]string{{"prompt", "login"}, {"max_age", "0"}} {
+		id := s.startAuthorization(t, b, codeParams(clientID, "https://app.example/cb", challenge, extra...))
+		r := b.call(http.MethodPost, "/v1/users/oauth/approve", map[string]any{"requestId": id}, u.auth()...)
+		r.want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+		if _, ok := r.Body["methods"]; !ok {
+			t.Fatalf("%v: no methods in %s", extra, r.Raw)
+		}
+		fresh := b.call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword})
+		fresh.want(t, 201, "")
+		r = b.call(http.MethodPost, "/v1/users/oauth/approve", map[string]any{"requestId": id},
+			"Authorization", "jwt-user "+fresh.str("token"))
+		r.want(t, 200, "")
+	}
+	id := s.startAuthorization(t, b, codeParams(clientID, "https://app.example/cb", challenge, "max_age", "3600"))
+	approve(t, b, u, id)
+	id = s.startAuthorization(t, b, codeParams(strict, "https://app.example/cb", challenge))
+	b.call(http.MethodPost, "/v1/users/oauth/approve", map[string]any{"requestId": id}, u.auth()...).
+		want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+}
