@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/actionkit/actionkit/models"
 )
@@ -321,4 +322,63 @@ func TestOAuthApproveHonoursReauthentication(t *testing.T) {
 	id = s.startAuthorization(t, b, codeParams(strict, "https://app.example/cb", challenge))
 	b.call(http.MethodPost, "/v1/users/oauth/approve", map[string]any{"requestId": id}, u.auth()...).
 		want(t, 403, "USER_FORBIDDEN_REAUTHENTICATION_REQUIRED")
+}
+
+// TestOAuthRefreshReplayEndsOnlyThatSession: a rotated refresh token
+// presented again by its client within 10 s is invalid_grant and nothing
+// more; later it is a replay that ends that OAuth session only (event
+// refresh_theft with data.clientId), leaving the user's own session and
+// token version alone. Another client presenting the token changes
+// nothing.
+func TestOAuthRefreshReplayEndsOnlyThatSession(t *testing.T) {
+	clock := newTestClock()
+	s := startOAuthServerClock(t, clock.Now)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	otherID, otherSecret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	code := s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge, "scope", "openid"))
+	st, first := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {"https://app.example/cb"}, "code_verifier": {verifier}})
+	if st != 200 {
+		t.Fatalf("exchange: %d %v", st, first)
+	}
+	refresh := func(id, sec, token string) (int, map[string]any) {
+		return s.tokenCall(t, id, sec, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}})
+	}
+	if st, out := refresh(otherID, otherSecret, first["refresh_token"].(string)); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("another client's refresh token: %d %v", st, out)
+	}
+	st, second := refresh(clientID, secret, first["refresh_token"].(string))
+	if st != 200 {
+		t.Fatalf("refresh: %d %v", st, second)
+	}
+	versionBefore := tokenVersionOf(t, s.db, u.id)
+	clock.Advance(5 * time.Second)
+	if st, out := refresh(clientID, secret, first["refresh_token"].(string)); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("within the grace: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, second["access_token"].(string)); st != 200 {
+		t.Fatalf("userinfo after the grace refusal: %d", st)
+	}
+	clock.Advance(6 * time.Second)
+	if st, out := refresh(clientID, secret, first["refresh_token"].(string)); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("replay: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, second["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo after the replay: %d", st)
+	}
+	if st, out := refresh(clientID, secret, second["refresh_token"].(string)); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("the live token after the replay: %d %v", st, out)
+	}
+	b.call(http.MethodGet, "/v1/users/read", nil, u.auth()...).want(t, 200, "")
+	if v := tokenVersionOf(t, s.db, u.id); v != versionBefore {
+		t.Fatalf("token version %d, was %d", v, versionBefore)
+	}
+	var data string
+	if err := s.db.Get(&data, `SELECT data::text FROM security_events WHERE owner_id = $1 AND type = 'refresh_theft'`, u.id); err != nil ||
+		!strings.Contains(data, clientID) {
+		t.Fatalf("refresh_theft event %q: %v", data, err)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -223,5 +224,93 @@ func TestOAuthSessionEndsWithPasswordChange(t *testing.T) {
 		"newPassword": "Another-Horse-43-staple"}, u.auth()...).want(t, 200, "")
 	if st, _, _ := s.userinfo(t, access); st != 401 {
 		t.Fatalf("userinfo after a password change: %d", st)
+	}
+}
+
+// TestOAuthDiscovery: both discovery documents answer the same JSON with
+// every member of §19 (registration_endpoint only with dynamic
+// registration), readable from any origin without credentials, a
+// preflight of the token endpoint is answered for any origin, and with
+// the provider off they are 404.
+func TestOAuthDiscovery(t *testing.T) {
+	s := startOAuthServer(t)
+	get := func(base, path string, headers ...string) (*http.Response, map[string]any) {
+		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res, out
+	}
+	res, oidcDoc := get(s.issuer, "/.well-known/openid-configuration", "Origin", "https://elsewhere.example")
+	_, asDoc := get(s.issuer, "/.well-known/oauth-authorization-server")
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Access-Control-Allow-Credentials") != "" {
+		t.Fatalf("discovery: %d %v", res.StatusCode, res.Header)
+	}
+	a, _ := json.Marshal(oidcDoc)
+	bb, _ := json.Marshal(asDoc)
+	if string(a) != string(bb) {
+		t.Fatalf("the two documents differ:\n%s\n%s", a, bb)
+	}
+	for k, want := range map[string]any{
+		"issuer": s.issuer, "authorization_endpoint": s.issuer + "/oauth2/authorize", "token_endpoint": s.issuer + "/oauth2/token",
+		"userinfo_endpoint": s.issuer + "/oauth2/userinfo", "jwks_uri": s.issuer + "/.well-known/jwks.json",
+		"revocation_endpoint": s.issuer + "/oauth2/revoke", "introspection_endpoint": s.issuer + "/oauth2/introspect",
+		"end_session_endpoint": s.issuer + "/oauth2/logout", "authorization_response_iss_parameter_supported": true,
+		"client_id_metadata_document_supported": true,
+	} {
+		if oidcDoc[k] != want {
+			t.Errorf("%s: %v, want %v", k, oidcDoc[k], want)
+		}
+	}
+	for k, want := range map[string]string{
+		"response_types_supported": "code", "response_modes_supported": "query",
+		"grant_types_supported":                 "authorization_code refresh_token client_credentials",
+		"code_challenge_methods_supported":      "S256",
+		"token_endpoint_auth_methods_supported": "none client_secret_basic client_secret_post",
+		"subject_types_supported":               "public", "id_token_signing_alg_values_supported": "RS256 EdDSA",
+		"scopes_supported": "openid profile email offline_access",
+	} {
+		var got []string
+		for _, v := range oidcDoc[k].([]any) {
+			got = append(got, v.(string))
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: %v, want %s", k, got, want)
+		}
+	}
+	if _, ok := oidcDoc["registration_endpoint"]; ok {
+		t.Error("registration_endpoint without dynamic registration")
+	}
+	if _, ok := oidcDoc["claims_supported"]; !ok {
+		t.Error("no claims_supported")
+	}
+	req, _ := http.NewRequest(http.MethodOptions, s.issuer+"/oauth2/token", nil)
+	req.Header.Set("Origin", "https://elsewhere.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	pre, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre.Body.Close()
+	if pre.StatusCode != 204 || pre.Header.Get("Access-Control-Allow-Origin") != "*" || pre.Header.Get("Access-Control-Allow-Credentials") != "" {
+		t.Fatalf("preflight of the token endpoint: %d %v", pre.StatusCode, pre.Header)
+	}
+
+	dyn := startOAuthServer(t, "OAUTH_DYNAMIC_REGISTRATION=true")
+	if _, doc := get(dyn.issuer, "/.well-known/openid-configuration"); doc["registration_endpoint"] != dyn.issuer+"/oauth2/register" {
+		t.Errorf("registration_endpoint with dynamic registration: %v", doc["registration_endpoint"])
+	}
+	off := startServer(t, testEnv(t), "api")
+	for _, p := range []string{"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server", "/oauth2/authorize"} {
+		if res, _ := get(off.URL, p); res.StatusCode != 404 {
+			t.Errorf("%s with the provider off: %d", p, res.StatusCode)
+		}
 	}
 }

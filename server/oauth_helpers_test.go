@@ -32,11 +32,17 @@ type oauthServer struct {
 // tokens and PUBLIC_URL=http://127.0.0.1:<port>.
 func startOAuthServer(t *testing.T, overrides ...string) *oauthServer {
 	t.Helper()
+	return startOAuthServerClock(t, nil, overrides...)
+}
+
+// startOAuthServerClock is startOAuthServer with the process's clock.
+func startOAuthServerClock(t *testing.T, now func() time.Time, overrides ...string) *oauthServer {
+	t.Helper()
 	port := freePort(t)
 	issuer := "http://127.0.0.1:" + port
 	env := testEnv(t, append([]string{"OAUTH_PROVIDER=true", "ACCESS_TOKEN_ALG=EdDSA", "PORT=" + port,
 		"PUBLIC_URL=" + issuer}, overrides...)...)
-	s := startServer(t, env, "api")
+	s := startServerClock(t, env, now, "api")
 	s.URL = issuer
 	return &oauthServer{testServer: s, issuer: issuer, db: s.db()}
 }
