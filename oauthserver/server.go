@@ -93,12 +93,14 @@ type SigningKeys interface {
 }
 
 // Limits are the budgets of the rate class oauth (CONTRACT §19, §22), per
-// client address: Attempt spends one request of the class's bound (10 ×
-// AUTH_RATE_LIMIT_MAX) and Failure counts a failed client authentication
-// or grant (AUTH_RATE_LIMIT_MAX). A refusal returns how long to wait.
+// client address, as the password class does it: Attempt admits one
+// request while the address's failures are within AUTH_RATE_LIMIT_MAX and
+// spends one of its attempts (bounded at 10 × AUTH_RATE_LIMIT_MAX), and
+// Failure counts a failed client authentication or grant once the answer
+// is known. A refusal returns how long to wait.
 type Limits interface {
 	Attempt(r *http.Request) (retry time.Duration, ok bool)
-	Failure(r *http.Request) (retry time.Duration, ok bool)
+	Failure(r *http.Request)
 }
 
 // DBClients is the plain implementation of Clients over oauth_clients:

@@ -52,10 +52,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ans, perr := s.tokenRequest(w, r)
 	if perr != nil {
 		if s.Limits != nil && (perr.code == "invalid_client" || perr.code == "invalid_grant") {
-			if retry, ok := s.Limits.Failure(r); !ok {
-				tooMany(w, retry)
-				return
-			}
+			s.Limits.Failure(r)
 		}
 		if perr.code == "invalid_client" && strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
 			w.Header().Set("WWW-Authenticate", `Basic realm="`+s.Issuer+`"`)

@@ -47,6 +47,10 @@ func (a *app) newOAuthServer(limits *rateLimits) *oauthserver.Server {
 	}
 	if a.keys != nil {
 		s.Keys = a.keys
+		// The RS256 ID-token key, once the ring keeps one.
+		if k, ok := any(a.keys).(oauthserver.IDTokenKeys); ok {
+			s.IDKeys = k
+		}
 	}
 	if limits != nil {
 		s.Limits = oauthLimits{limits}
@@ -78,26 +82,39 @@ func (a *app) oauthCORS(h http.Handler) http.Handler {
 	return oauthserver.CORS(h)
 }
 
-// oauthLimits is the rate class oauth over the server's budgets: every
-// request of the class spends the bound of 10 × AUTH_RATE_LIMIT_MAX, and a
-// failed client authentication or grant spends AUTH_RATE_LIMIT_MAX.
+// oauthLimits is the rate class oauth over the server's budgets, counted
+// as the password class is (limits_password.go): failed client
+// authentications and grants spend AUTH_RATE_LIMIT_MAX per client
+// address, every request 10 × AUTH_RATE_LIMIT_MAX, and a request is
+// refused before it is evaluated once either is spent.
 type oauthLimits struct{ l *rateLimits }
+
+// keys are the budgets of the request's client address.
+func (o oauthLimits) keys(r *http.Request) (failures, attempts string) {
+	client := ratelimit.ClientKey(framework.ClientIP(r), o.l.ipv6Prefix)
+	return "auth:" + string(action.RateOAuth) + ":" + client, "auth:" + string(action.RateOAuth) + "-attempts:" + client
+}
 
 // Attempt implements oauthserver.Limits.
 func (o oauthLimits) Attempt(r *http.Request) (time.Duration, bool) {
-	return o.take(r, "oauth-attempt", 10*o.l.authMax)
+	if o.l.auth == nil || o.l.authMax <= 0 {
+		return 0, true
+	}
+	failures, attempts := o.keys(r)
+	if d := o.l.auth.Peek(r.Context(), failures, o.l.authMax, o.l.authWindow); !d.Allowed {
+		return refusalWait(d), false
+	}
+	if d := o.l.auth.Allow(r.Context(), attempts, passwordAttemptsFactor*o.l.authMax, o.l.authWindow); !d.Allowed {
+		return refusalWait(d), false
+	}
+	return 0, true
 }
 
 // Failure implements oauthserver.Limits.
-func (o oauthLimits) Failure(r *http.Request) (time.Duration, bool) {
-	return o.take(r, string(action.RateOAuth), o.l.authMax)
-}
-
-func (o oauthLimits) take(r *http.Request, class string, limit int) (time.Duration, bool) {
-	if o.l == nil || o.l.auth == nil || limit <= 0 {
-		return 0, true
+func (o oauthLimits) Failure(r *http.Request) {
+	if o.l.auth == nil || o.l.authMax <= 0 {
+		return
 	}
-	client := ratelimit.ClientKey(framework.ClientIP(r), o.l.ipv6Prefix)
-	d := o.l.auth.Allow(r.Context(), "auth:"+class+":"+client, limit, o.l.authWindow)
-	return refusalWait(d), d.Allowed
+	failures, _ := o.keys(r)
+	o.l.auth.Allow(context.WithoutCancel(r.Context()), failures, o.l.authMax, o.l.authWindow)
 }

@@ -382,3 +382,63 @@ func TestOAuthRefreshReplayEndsOnlyThatSession(t *testing.T) {
 		t.Fatalf("refresh_theft event %q: %v", data, err)
 	}
 }
+
+// TestOAuthClientCredentials: a confidential client with the grant gets a
+// token whose subject is itself, without refresh or ID token, refused by
+// userinfo (no session); a client without the grant is
+// unauthorized_client, and a scope beyond the client's is invalid_scope.
+func TestOAuthClientCredentials(t *testing.T) {
+	s := startOAuthServer(t)
+	scope := "openid email"
+	machine, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://m.example/cb"},
+		grants: []string{"client_credentials"}, method: "client_secret_post", scope: &scope})
+	web, webSecret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	form := func(extra ...string) url.Values {
+		v := url.Values{"grant_type": {"client_credentials"}, "client_id": {machine}, "client_secret": {secret}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			v.Set(extra[i], extra[i+1])
+		}
+		return v
+	}
+	st, out := s.tokenCall(t, machine, "", form("scope", "email"))
+	if st != 200 || out["refresh_token"] != nil || out["id_token"] != nil || out["scope"] != "email" {
+		t.Fatalf("client_credentials: %d %v", st, out)
+	}
+	claims := jwtPayload(out["access_token"].(string))
+	if claims["sub"] != machine || claims["sid"] != nil || claims["aud"] != s.issuer {
+		t.Fatalf("claims %v", claims)
+	}
+	if st, _, _ := s.userinfo(t, out["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo with a client's own token: %d", st)
+	}
+	if st, out := s.tokenCall(t, machine, "", form("scope", "profile")); st != 400 || out["error"] != "invalid_scope" {
+		t.Fatalf("a scope beyond the client's: %d %v", st, out)
+	}
+	if st, out := s.tokenCall(t, machine, "", form("client_secret", "wrong")); st != 401 || out["error"] != "invalid_client" {
+		t.Fatalf("a wrong secret: %d %v", st, out)
+	}
+	if st, out := s.tokenCall(t, web, webSecret, url.Values{"grant_type": {"client_credentials"}}); st != 400 || out["error"] != "unauthorized_client" {
+		t.Fatalf("a client without the grant: %d %v", st, out)
+	}
+	if st, out := s.tokenCall(t, web, webSecret, url.Values{"grant_type": {"password"}}); st != 400 || out["error"] != "unsupported_grant_type" {
+		t.Fatalf("an unknown grant: %d %v", st, out)
+	}
+}
+
+// TestOAuthTokenEndpointRateClass: failed client authentications count in
+// the client address's oauth class (AUTH_RATE_LIMIT_MAX); past it the
+// token endpoint answers 429 temporarily_unavailable before evaluating
+// anything, the right secret included.
+func TestOAuthTokenEndpointRateClass(t *testing.T) {
+	s := startOAuthServer(t, "AUTH_RATE_LIMIT_MAX=3", "AUTH_RATE_LIMIT_WINDOW=1m")
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	for i := range 3 {
+		if st, out := s.tokenCall(t, clientID, "wrong", url.Values{"grant_type": {"client_credentials"}}); st != 401 {
+			t.Fatalf("failure %d: %d %v", i+1, st, out)
+		}
+	}
+	st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"client_credentials"}})
+	if st != 429 || out["error"] != "temporarily_unavailable" || out["error_description"] != "too many requests; retry later" {
+		t.Fatalf("after 3 failures: %d %v", st, out)
+	}
+}
