@@ -173,6 +173,8 @@ type verifiedToken struct {
 	ClientID string
 	Scopes   []string
 	Session  uuid.UUID
+	// IssuedAt and ExpiresAt are iat and exp, in seconds.
+	IssuedAt, ExpiresAt int64
 }
 
 // verifyAccessToken checks raw as an access token of this issuer: its
@@ -216,6 +218,12 @@ func (s *Server) verifyAccessToken(ctx context.Context, raw string) (*verifiedTo
 	v.Subject, _ = claims["sub"].(string)
 	v.Audience, _ = claims["aud"].(string)
 	v.ClientID, _ = claims["client_id"].(string)
+	if f, ok := claims["iat"].(float64); ok {
+		v.IssuedAt = int64(f)
+	}
+	if f, ok := claims["exp"].(float64); ok {
+		v.ExpiresAt = int64(f)
+	}
 	scope, _ := claims["scope"].(string)
 	v.Scopes = strings.Fields(scope)
 	if sid, ok := claims["sid"].(string); ok {

@@ -191,6 +191,8 @@ func (s *Server) Mount(handle func(method, path string, h http.Handler)) {
 	handle(http.MethodGet, AuthorizePath, http.HandlerFunc(s.authorize))
 	handle(http.MethodPost, AuthorizePath, http.HandlerFunc(s.authorize))
 	handle(http.MethodPost, TokenPath, cors(http.HandlerFunc(s.token)))
+	handle(http.MethodPost, RevokePath, cors(http.HandlerFunc(s.revoke)))
+	handle(http.MethodPost, IntrospectPath, http.HandlerFunc(s.introspect))
 	ui := cors(http.HandlerFunc(s.userinfo))
 	handle(http.MethodGet, UserinfoPath, ui)
 	handle(http.MethodPost, UserinfoPath, ui)
