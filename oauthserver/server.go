@@ -193,6 +193,7 @@ func (s *Server) Mount(handle func(method, path string, h http.Handler)) {
 	handle(http.MethodPost, TokenPath, cors(http.HandlerFunc(s.token)))
 	handle(http.MethodPost, RevokePath, cors(http.HandlerFunc(s.revoke)))
 	handle(http.MethodPost, IntrospectPath, http.HandlerFunc(s.introspect))
+	handle(http.MethodGet, LogoutPath, http.HandlerFunc(s.logout))
 	ui := cors(http.HandlerFunc(s.userinfo))
 	handle(http.MethodGet, UserinfoPath, ui)
 	handle(http.MethodPost, UserinfoPath, ui)

@@ -50,6 +50,7 @@ func startOAuthServerClock(t *testing.T, now func() time.Time, overrides ...stri
 // oauthClientSpec describes a client to insert.
 type oauthClientSpec struct {
 	redirectURIs []string
+	postLogout   []string
 	method       string // token_endpoint_auth_method; "" is client_secret_basic
 	grants       []string
 	scope        *string
@@ -77,7 +78,7 @@ func (s *oauthServer) addClient(t testing.TB, spec oauthClientSpec) (string, str
 	_, _ = rand.Read(raw)
 	id := "ak_" + base64.RawURLEncoding.EncodeToString(raw)
 	c := &models.OAuthClient{ID: uuid.Must(uuid.NewV7()), ClientID: id, Name: "App " + id[3:9],
-		RedirectURIs: spec.redirectURIs, GrantTypes: spec.grants, TokenEndpointAuthMethod: spec.method,
+		RedirectURIs: spec.redirectURIs, PostLogoutRedirectURIs: spec.postLogout, GrantTypes: spec.grants, TokenEndpointAuthMethod: spec.method,
 		Scope: spec.scope, MinAAL: spec.minAAL, IDTokenAlg: auth.EdDSA, Source: spec.source}
 	secret := ""
 	if spec.method != "none" {

@@ -134,3 +134,53 @@ func TestOAuthIntrospect(t *testing.T) {
 		t.Fatalf("an ended session's access token: %v", out)
 	}
 }
+
+// TestOAuthLogout: RP-initiated logout ends the hint's OAuth session only
+// and redirects an admin client to its registered URI with state; a
+// dynamic client gets a page with a link instead; an unregistered URI or
+// an invalid hint is a 400 page, never a redirect (no open redirect after
+// logout).
+func TestOAuthLogout(t *testing.T) {
+	s := startOAuthServer(t)
+	bye := []string{"https://app.example/bye"}
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}, postLogout: bye})
+	dyn, dynSecret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}, postLogout: bye,
+		source: models.OAuthClientDynamic})
+	b := s.browser()
+	u := loginUser(t, b)
+	tok := s.signIn(t, b, u, clientID, secret)
+	hint := tok["id_token"].(string)
+	logout := func(params url.Values) (*http.Response, string) {
+		return b.get(t, s.issuer+"/oauth2/logout?"+params.Encode())
+	}
+	for name, params := range map[string]url.Values{
+		"unregistered uri": {"id_token_hint": {hint}, "post_logout_redirect_uri": {"https://evil.example/bye"}},
+		"access token":     {"id_token_hint": {tok["access_token"].(string)}, "post_logout_redirect_uri": bye},
+		"no hint":          {"post_logout_redirect_uri": bye},
+		"forged hint":      {"id_token_hint": {hint[:len(hint)-4] + "AAAA"}, "post_logout_redirect_uri": bye},
+	} {
+		if res, _ := logout(params); res.StatusCode != 400 || res.Header.Get("Location") != "" {
+			t.Errorf("%s: %d Location %q", name, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	if st, _, _ := s.userinfo(t, tok["access_token"].(string)); st != 200 {
+		t.Fatalf("userinfo after refused logouts: %d", st)
+	}
+	res, _ := logout(url.Values{"id_token_hint": {hint}, "post_logout_redirect_uri": bye, "state": {"s9"}})
+	if res.StatusCode != 302 || res.Header.Get("Location") != "https://app.example/bye?state=s9" {
+		t.Fatalf("logout: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if st, _, _ := s.userinfo(t, tok["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo after logout: %d", st)
+	}
+	b.call(http.MethodGet, "/v1/users/read", nil, u.auth()...).want(t, 200, "")
+
+	tok = s.signIn(t, b, u, dyn, dynSecret)
+	res, body := logout(url.Values{"id_token_hint": {tok["id_token"].(string)}, "post_logout_redirect_uri": bye})
+	if res.StatusCode != 200 || res.Header.Get("Location") != "" || !strings.Contains(body, `href="https://app.example/bye"`) {
+		t.Fatalf("a dynamic client's logout: %d %q %s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	if st, _, _ := s.userinfo(t, tok["access_token"].(string)); st != 401 {
+		t.Fatalf("userinfo after a dynamic client's logout: %d", st)
+	}
+}
