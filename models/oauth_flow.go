@@ -155,6 +155,7 @@ var oauthFlowQueries = struct {
 	insertCode, spendCode, codeByHash, setCodeSession           string
 	consent, widenConsent                                       string
 	insertGrant, grantBySession, setGrantAudience, sessionNames string
+	purgeRequests, purgeCodes, purgeGrants                      string
 }{
 	insertRequest: `INSERT INTO oauth_requests (` + oauthRequestColumns + `)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL)`,
@@ -180,6 +181,14 @@ var oauthFlowQueries = struct {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 	grantBySession:   `SELECT ` + oauthGrantColumns + ` FROM oauth_grants WHERE session_id = $1`,
 	setGrantAudience: `UPDATE oauth_grants SET audience = $2 WHERE session_id = $1`,
+	purgeRequests: `DELETE FROM oauth_requests WHERE id IN (SELECT id FROM oauth_requests
+		WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+	purgeCodes: `DELETE FROM oauth_codes WHERE id IN (SELECT id FROM oauth_codes
+		WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+	// A grant outlives its session's rows only until they are purged.
+	purgeGrants: `DELETE FROM oauth_grants WHERE session_id IN (SELECT g.session_id FROM oauth_grants g
+		WHERE g.created_at < $1 AND NOT EXISTS (SELECT 1 FROM user_sessions s WHERE s.chain_id = g.session_id)
+		LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 	sessionNames: `SELECT g.session_id, g.client_id, c.name FROM oauth_grants g
 		JOIN oauth_clients c ON c.client_id = g.client_id WHERE g.session_id = ANY($1::uuid[])`,
 }
@@ -318,4 +327,23 @@ func (s OAuthFlowStore) SessionClients(ctx context.Context, db DB, sessions []uu
 		out[r.SessionID] = r
 	}
 	return out, nil
+}
+
+// Purge deletes the requests and codes that expired before the cutoff,
+// and the grants created before it whose session's rows are all purged,
+// batch rows per statement, and returns how many rows it deleted.
+func (s OAuthFlowStore) Purge(ctx context.Context, db DB, before time.Time, batch int) (int64, error) {
+	var total int64
+	for _, q := range []struct{ op, query string }{
+		{"purge oauth requests", oauthFlowQueries.purgeRequests},
+		{"purge oauth codes", oauthFlowQueries.purgeCodes},
+		{"purge oauth grants", oauthFlowQueries.purgeGrants},
+	} {
+		n, err := purgeInBatches(ctx, s.q, db, q.op, q.query, before, batch)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }

@@ -166,3 +166,39 @@ func TestOAuthGrantBySession(t *testing.T) {
 		t.Fatalf("session clients %+v: %v", names, err)
 	}
 }
+
+// TestOAuthFlowPurge: expired requests and codes go, live ones stay, and
+// a grant goes once its session's rows are gone.
+func TestOAuthFlowPurge(t *testing.T) {
+	t.Parallel()
+	db, client, user, session := oauthFixture(t)
+	ctx, store, now := testCtx(t), models.OAuthFlowStore{}, testNow()
+	for i, exp := range []time.Duration{-time.Hour, time.Hour} {
+		r := &models.OAuthRequest{ID: newID(t), RequestHash: randomHex(t, 32), ClientID: client, RedirectURI: "http://127.0.0.1/cb",
+			Scopes: []string{"openid"}, CodeChallenge: "c", CreatedAt: now, ExpiresAt: now.Add(exp)}
+		c := &models.OAuthCode{ID: newID(t), CodeHash: randomHex(t, 32), ClientID: client, UserID: user,
+			ApprovingSessionID: session, RedirectURI: "http://127.0.0.1/cb", CodeChallenge: "c", Scopes: []string{"openid"},
+			AuthTime: now, CreatedAt: now, ExpiresAt: now.Add(exp)}
+		if err := store.InsertRequest(ctx, db, r); err != nil {
+			t.Fatal(i, err)
+		}
+		if err := store.InsertCode(ctx, db, c); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	orphan := newID(t)
+	for _, sid := range []uuid.UUID{session, orphan} {
+		if err := store.InsertGrant(ctx, db, &models.OAuthGrant{SessionID: sid, UserID: user, ClientID: client,
+			Scopes: []string{"openid"}, Audience: "https://a.example/", AuthTime: now, CreatedAt: now.Add(-time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := store.Purge(ctx, db, now, 1)
+	if err != nil || n != 3 {
+		t.Fatalf("purged %d: %v", n, err)
+	}
+	if count(t, db, `SELECT count(*) FROM oauth_requests`) != 1 || count(t, db, `SELECT count(*) FROM oauth_codes`) != 1 ||
+		count(t, db, `SELECT count(*) FROM oauth_grants WHERE session_id = $1`, session) != 1 {
+		t.Fatal("purged a live row")
+	}
+}

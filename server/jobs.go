@@ -53,7 +53,10 @@ func (a *app) jobs() []queues.Job {
 			if n, err = a.federation.PurgeFlows(ctx); err == nil {
 				a.log.Info("purged expired identity-provider flows", "deleted", n)
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			return a.purgeOAuth(ctx)
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
 			_, err := a.keys.Rotate(ctx)

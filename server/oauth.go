@@ -118,3 +118,17 @@ func (o oauthLimits) Failure(r *http.Request) {
 	failures, _ := o.keys(r)
 	o.l.auth.Allow(context.WithoutCancel(r.Context()), failures, o.l.authMax, o.l.authWindow)
 }
+
+// oauthRetention is how long the provider keeps an expired request or
+// code: a code presented again within it still ends its session.
+const oauthRetention = 24 * time.Hour
+
+// purgeOAuth deletes the provider's expired requests and codes and the
+// grants of purged sessions (the clock's session purge runs it).
+func (a *app) purgeOAuth(ctx context.Context) error {
+	n, err := models.OAuthFlowStore{}.Purge(ctx, a.db, a.now().Add(-oauthRetention), 1000)
+	if err == nil {
+		a.log.Info("purged expired OAuth requests, codes and grants", "deleted", n)
+	}
+	return err
+}
