@@ -26,8 +26,8 @@ type OAuthRefreshed struct {
 	Grant        *models.OAuthGrant
 }
 
-// OAuthStore is the store of the OAuth provider's grants; its zero value
-// sends plain queries.
+// oauthStore returns the store of the OAuth provider's grants (its zero
+// value, which sends plain queries).
 func (s *Service) oauthStore() models.OAuthFlowStore { return models.OAuthFlowStore{} }
 
 // OpenOAuthSession opens, in the caller's transaction tx, the OAuth

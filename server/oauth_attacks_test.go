@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/smtptest"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -440,5 +441,27 @@ func TestOAuthTokenEndpointRateClass(t *testing.T) {
 	st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"client_credentials"}})
 	if st != 429 || out["error"] != "temporarily_unavailable" || out["error_description"] != "too many requests; retry later" {
 		t.Fatalf("after 3 failures: %d %v", st, out)
+	}
+}
+
+// TestOAuthFirstConnectionMailed: the first approval of a client mails
+// the user a notice naming the application.
+func TestOAuthFirstConnectionMailed(t *testing.T) {
+	smtp := smtptest.Start(t)
+	s := startOAuthServerRoles(t, nil, nil, "SMTP_URL="+smtp.URL(), "MAIL_RETRY_BACKOFF=0s")
+	clientID, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	_, challenge := pkce()
+	s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge))
+	// The address's verification mail, then the notice.
+	var notice *smtptest.Message
+	for _, m := range smtp.WaitFor(t, u.email, 2, 20*time.Second) {
+		if m.Subject == "Application connected" {
+			notice = &m
+		}
+	}
+	if notice == nil || !strings.Contains(notice.Text, "App "+clientID[3:9]) {
+		t.Fatalf("no notice naming the application: %+v", notice)
 	}
 }

@@ -38,11 +38,18 @@ func startOAuthServer(t *testing.T, overrides ...string) *oauthServer {
 // startOAuthServerClock is startOAuthServer with the process's clock.
 func startOAuthServerClock(t *testing.T, now func() time.Time, overrides ...string) *oauthServer {
 	t.Helper()
+	return startOAuthServerRoles(t, now, []string{"api"}, overrides...)
+}
+
+// startOAuthServerRoles is startOAuthServerClock with the command line
+// args (nil: every role).
+func startOAuthServerRoles(t *testing.T, now func() time.Time, args []string, overrides ...string) *oauthServer {
+	t.Helper()
 	port := freePort(t)
 	issuer := "http://127.0.0.1:" + port
 	env := testEnv(t, append([]string{"OAUTH_PROVIDER=true", "ACCESS_TOKEN_ALG=EdDSA", "PORT=" + port,
 		"PUBLIC_URL=" + issuer}, overrides...)...)
-	s := startServerClock(t, env, now, "api")
+	s := startServerClock(t, env, now, args...)
 	s.URL = issuer
 	return &oauthServer{testServer: s, issuer: issuer, db: s.db()}
 }
