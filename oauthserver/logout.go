@@ -118,6 +118,12 @@ func (s *Server) idTokenHint(r *http.Request, hint string) (string, uuid.UUID, u
 		}
 		kid, _ := t.Header["kid"].(string)
 		k, err := s.Keys.VerifyKey(r.Context(), kid)
+		if err != nil && t.Method.Alg() == RS256 && s.IDKeys != nil {
+			// The current ID-token key, should the ring not verify with it.
+			if idk, ierr := s.IDKeys.IDTokenKey(); ierr == nil && idk.ID == kid {
+				k, err = idk, nil
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, auth.ErrUnknownKey) {
 				failure = err
