@@ -43,7 +43,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, badRequest("invalid_request", "client_id is required, once"))
 		return
 	}
-	client, err := s.Clients.Client(r.Context(), clientID)
+	client, err := s.lookupClient(r.Context(), clientID)
 	if notFound(err) {
 		s.errorPage(w, r, badRequest("invalid_client", "unknown client"))
 		return

@@ -84,7 +84,7 @@ func (s *Server) pending(ctx context.Context, req *action.Request, requestID str
 	if !r.Live(s.now()) {
 		return nil, nil, UserInvalidOAuthRequest.New()
 	}
-	client, err := s.Clients.Client(ctx, r.ClientID)
+	client, err := s.lookupClient(ctx, r.ClientID)
 	if notFound(err) {
 		return nil, nil, UserInvalidOAuthRequest.New()
 	}

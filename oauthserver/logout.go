@@ -32,7 +32,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, perr)
 		return
 	}
-	client, err := s.Clients.Client(ctx, clientID)
+	client, err := s.lookupClient(ctx, clientID)
 	if notFound(err) {
 		s.errorPage(w, r, badRequest("invalid_request", "the id_token_hint's client is unknown"))
 		return

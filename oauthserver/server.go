@@ -18,7 +18,9 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -120,6 +122,16 @@ func (c DBClients) Client(ctx context.Context, clientID string) (*models.OAuthCl
 		return nil, models.ErrNotFound
 	}
 	return cl, nil
+}
+
+// lookupClient returns the enabled client named id, as Clients does; an
+// id no client can have (empty, over 2048 bytes, not UTF-8 or with a NUL)
+// is models.ErrNotFound without a lookup.
+func (s *Server) lookupClient(ctx context.Context, id string) (*models.OAuthClient, error) {
+	if id == "" || len(id) > 2048 || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return nil, models.ErrNotFound
+	}
+	return s.Clients.Client(ctx, id)
 }
 
 // Config is the provider's configuration (server/config_oauth.go).

@@ -156,7 +156,7 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*models.O
 	if id == "" {
 		return nil, perr(http.StatusUnauthorized, "invalid_client", "the client is not identified")
 	}
-	client, err := s.Clients.Client(r.Context(), id)
+	client, err := s.lookupClient(r.Context(), id)
 	if notFound(err) {
 		return nil, perr(http.StatusUnauthorized, "invalid_client", "unknown client")
 	}

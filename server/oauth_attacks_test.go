@@ -465,3 +465,39 @@ func TestOAuthFirstConnectionMailed(t *testing.T) {
 		t.Fatalf("no notice naming the application: %+v", notice)
 	}
 }
+
+// TestOAuthBadInputIsNeverA500: values no client or request can have (a
+// NUL, invalid UTF-8, an oversized id) are protocol errors, never server
+// errors.
+func TestOAuthBadInputIsNeverA500(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	_, challenge := pkce()
+	for _, id := range []string{"ak_\x00x", "ak_\xff", strings.Repeat("a", 3000)} {
+		if res, _ := b.get(t, s.authorizeURL(codeParams(id, "https://app.example/cb", challenge))); res.StatusCode != 400 {
+			t.Errorf("authorize with client_id %q: %d", id[:4], res.StatusCode)
+		}
+		if st, out := s.tokenCall(t, id, "", url.Values{"grant_type": {"client_credentials"}}); st != 401 || out["error"] != "invalid_client" {
+			t.Errorf("token with client_id %q: %d %v", id[:4], st, out)
+		}
+	}
+	for name, form := range map[string]url.Values{
+		"nul code":     {"grant_type": {"authorization_code"}, "code": {"a\x00"}, "redirect_uri": {"x"}, "code_verifier": {strings.Repeat("v", 43)}},
+		"nul refresh":  {"grant_type": {"refresh_token"}, "refresh_token": {"a\x00b"}},
+		"nul scope":    {"grant_type": {"refresh_token"}, "refresh_token": {strings.Repeat("ab", 32)}, "scope": {"\x00"}},
+		"nul resource": {"grant_type": {"refresh_token"}, "refresh_token": {strings.Repeat("ab", 32)}, "resource": {"https://a\x00"}},
+	} {
+		if st, out := s.tokenCall(t, clientID, secret, form); st != 400 {
+			t.Errorf("%s: %d %v", name, st, out)
+		}
+	}
+	for _, state := range []string{"a\x00", strings.Repeat("s", 2000)} {
+		params := codeParams(clientID, "https://app.example/cb", challenge)
+		params.Set("state", state)
+		res, _ := b.get(t, s.authorizeURL(params))
+		if res.StatusCode != 302 || !strings.Contains(res.Header.Get("Location"), "error=invalid_request") {
+			t.Errorf("state %q...: %d %q", state[:1], res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+}
