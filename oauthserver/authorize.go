@@ -111,6 +111,9 @@ func (s *Server) parseAuthorization(client *models.OAuthClient, q url.Values) (*
 	case rt != "code":
 		return nil, badRequest("unsupported_response_type", "only response_type code is supported")
 	}
+	if !slices.Contains(client.GrantTypes, "authorization_code") {
+		return nil, badRequest("unauthorized_client", "the client may not use the authorization code flow")
+	}
 	if rm := q.Get("response_mode"); rm != "" && rm != "query" {
 		return nil, badRequest("invalid_request", "only response_mode query is supported")
 	}

@@ -424,6 +424,11 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if st, out := s.tokenCall(t, web, webSecret, url.Values{"grant_type": {"password"}}); st != 400 || out["error"] != "unsupported_grant_type" {
 		t.Fatalf("an unknown grant: %d %v", st, out)
 	}
+	_, challenge := pkce()
+	res, _ := s.browser().get(t, s.authorizeURL(codeParams(machine, "https://m.example/cb", challenge)))
+	if loc, _ := url.Parse(res.Header.Get("Location")); res.StatusCode != 302 || loc.Query().Get("error") != "unauthorized_client" {
+		t.Fatalf("a machine client at authorize: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
 }
 
 // TestOAuthTokenEndpointRateClass: failed client authentications count in
