@@ -303,6 +303,8 @@ type protocolError struct {
 	status      int
 	code        string
 	description string
+	// retry is the Retry-After of a 429.
+	retry time.Duration
 }
 
 func (e *protocolError) Error() string { return e.code + ": " + e.description }

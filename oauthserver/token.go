@@ -57,6 +57,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		if perr.code == "invalid_client" && strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
 			w.Header().Set("WWW-Authenticate", `Basic realm="`+s.Issuer+`"`)
 		}
+		if perr.status == http.StatusTooManyRequests {
+			tooMany(w, perr.retry)
+			return
+		}
 		writeJSON(w, perr.status, map[string]string{"error": perr.code, "error_description": perr.description})
 		return
 	}
@@ -366,8 +370,9 @@ func (s *Server) refresh(r *http.Request, client *models.OAuthClient, form url.V
 	}
 	out, err := s.Users.RefreshOAuth(ctx, raw, client.ClientID, s.origin(r))
 	if le, ok := errors.AsType[*accounts.LimitedError](err); ok {
-		return nil, perr(http.StatusTooManyRequests, "temporarily_unavailable",
-			"this session refreshed too often; retry in "+strconv.Itoa(int(le.RetryAfter.Seconds())+1)+" s"), nil
+		e := perr(http.StatusTooManyRequests, "temporarily_unavailable", "too many requests; retry later")
+		e.retry = le.RetryAfter
+		return nil, e, nil
 	}
 	if errors.Is(err, accounts.ErrInvalidRefresh) {
 		return nil, badRequest("invalid_grant", "the refresh token is invalid, expired or revoked"), nil

@@ -506,3 +506,29 @@ func TestOAuthBadInputIsNeverA500(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthRefreshSpendsTheSessionBudget: OAuth refreshes spend the
+// session chain's refresh budget (§17) as first-party ones do; past it
+// the token endpoint answers 429 and the token stays good.
+func TestOAuthRefreshSpendsTheSessionBudget(t *testing.T) {
+	s := startOAuthServer(t, "AUTH_RATE_LIMIT_MAX=2", "AUTH_RATE_LIMIT_WINDOW=1m")
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	tok := s.signIn(t, b, u, clientID, secret)
+	refresh := tok["refresh_token"].(string)
+	for i := range 2 {
+		st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+		if st != 200 {
+			t.Fatalf("refresh %d: %d %v", i+1, st, out)
+		}
+		refresh = out["refresh_token"].(string)
+	}
+	st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	if st != 429 || out["error"] != "temporarily_unavailable" {
+		t.Fatalf("past the budget: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, tok["access_token"].(string)); st != 200 {
+		t.Fatalf("the session after a refused refresh: %d", st)
+	}
+}
