@@ -532,3 +532,61 @@ func TestOAuthRefreshSpendsTheSessionBudget(t *testing.T) {
 		t.Fatalf("the session after a refused refresh: %d", st)
 	}
 }
+
+// TestOAuthParallelRefreshesEndNothing: two refreshes of one token at
+// once (an agent's parallel calls) rotate it once; the other is
+// invalid_grant within the grace, and the session lives on.
+func TestOAuthParallelRefreshesEndNothing(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	tok := s.signIn(t, b, u, clientID, secret)
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}}.Encode()
+	type answer struct {
+		status int
+		body   map[string]any
+		err    error
+	}
+	answers := make(chan answer, 2)
+	start := make(chan struct{})
+	for range 2 {
+		go func() {
+			<-start
+			req, _ := http.NewRequest(http.MethodPost, s.issuer+"/oauth2/token", strings.NewReader(form))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			defer res.Body.Close()
+			var body map[string]any
+			_ = json.NewDecoder(res.Body).Decode(&body)
+			answers <- answer{status: res.StatusCode, body: body}
+		}()
+	}
+	close(start)
+	var rotated string
+	refused := 0
+	for range 2 {
+		a := <-answers
+		switch {
+		case a.err != nil:
+			t.Fatal(a.err)
+		case a.status == 200:
+			rotated = a.body["access_token"].(string)
+		case a.status == 400 && a.body["error"] == "invalid_grant":
+			refused++
+		default:
+			t.Fatalf("refresh: %d %v", a.status, a.body)
+		}
+	}
+	if rotated == "" || refused != 1 {
+		t.Fatalf("rotated %v, refused %d", rotated != "", refused)
+	}
+	if st, _, _ := s.userinfo(t, rotated); st != 200 {
+		t.Fatalf("the session after parallel refreshes: %d", st)
+	}
+}
