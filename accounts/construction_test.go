@@ -17,11 +17,14 @@ import (
 // would skip the completion step, which decides whether a second factor
 // is owed.
 var sessionWriters = map[string][]string{
-	// A new chain only through a grant; a continued one from its live row.
-	"Sessions.Create": {"accounts.openSession", "accounts.continueSession"},
+	// A new chain only through a grant; a continued one from its live row;
+	// an OAuth session with the assurance of the live session that
+	// approved it (which went through the completion step).
+	"Sessions.Create": {"accounts.openSession", "accounts.continueSession", "accounts.OpenOAuthSession"},
 	// Rotations copy the assurance of the row they replace, in SQL.
-	"Sessions.Rotate":     {"accounts.decide"},
-	"Sessions.RotateLive": {"accounts.rotateLive"},
+	"Sessions.Rotate":          {"accounts.decide", "accounts.refreshOAuthLocked"},
+	"Sessions.RotateLive":      {"accounts.rotateLive"},
+	"Sessions.RotateLiveOAuth": {"accounts.RefreshOAuth"},
 	// Access tokens only for a committed row.
 	"Tokens.Issue":              {"accounts.issue"},
 	"Tokens.IssueAuthenticated": {"accounts.issue"},

@@ -67,6 +67,11 @@ func (s *Service) refreshLocked(ctx context.Context, hash string, o Origin) (*Is
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		out = refreshOutcome{}
 		acc, sess, err := s.Sessions.LockOwnerAndRead(ctx, tx, hash)
+		if err == nil && sess.Client == models.ClientOAuth {
+			// An OAuth session's token is refreshed at /oauth2/token only:
+			// here it is as unknown as a token that names nothing.
+			err = models.ErrNotFound
+		}
 		if errors.Is(err, models.ErrNotFound) {
 			out.transition = transitionFor(tokenUnknown, false, false, false)
 			return nil

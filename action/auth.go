@@ -34,6 +34,10 @@ const (
 	KindLoggedOut
 	// KindOwner actions require a caller of the owner type.
 	KindOwner
+	// KindOptional actions run for anyone, and know the caller when it
+	// presents a valid token of the owner type (a token of another type
+	// is ignored; an invalid one is refused as for KindOwner).
+	KindOptional
 )
 
 // Auth is an action's access rule: one of Public, LoggedOut(t) or Owner(t).
@@ -51,6 +55,10 @@ func LoggedOut(t OwnerType) Auth { return Auth{Kind: KindLoggedOut, Owner: t} }
 
 // Owner admits only callers authenticated as t; others get 401 UNAUTHORIZED.
 func Owner(t OwnerType) Auth { return Auth{Kind: KindOwner, Owner: t} }
+
+// Optional admits anyone, with Request.Caller set for a caller
+// authenticated as t and nil otherwise.
+func Optional(t OwnerType) Auth { return Auth{Kind: KindOptional, Owner: t} }
 
 // Caller is an authenticated principal, resolved from a verified access
 // token whose owner still exists and whose token version is current.

@@ -87,6 +87,10 @@ func (f *Framework) authorizeFirstParty(r *http.Request, spec action.Spec, req *
 		if caller == nil || caller.Type != spec.Auth.Owner || !spec.Allows(caller.Client) {
 			return errorcodes.Unauthorized.New()
 		}
+	case action.KindOptional:
+		if caller != nil && (caller.Type != spec.Auth.Owner || !spec.Allows(caller.Client)) {
+			req.Caller = nil
+		}
 	}
 	return nil
 }

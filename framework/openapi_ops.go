@@ -101,6 +101,8 @@ func (g *openAPIGen) actionOperation(d Descriptor, m string) oaOperation {
 		if g.f.oauth != nil && len(s.Scopes) > 0 {
 			security = append(security, map[string][]string{g.oauthScheme(): slices.Clone(s.Scopes)})
 		}
+	} else if s.Auth.Kind == action.KindOptional {
+		security = append(security, map[string][]string{}, map[string][]string{g.securityScheme(s.Auth.Owner): {}})
 	} else if s.Auth.Kind == action.KindLoggedOut {
 		g.securityScheme(s.Auth.Owner)
 	}
@@ -149,6 +151,8 @@ func (g *openAPIGen) actionDescription(s action.Spec, m string) string {
 		g.reauthDescription(&b, s)
 	case action.KindLoggedOut:
 		fmt.Fprintf(&b, "The caller must be logged out: a valid `%s` access token is refused with 401 UNAUTHORIZED (a missing or invalid one is ignored).", g.f.conv.Security(s.Auth.Owner).Name)
+	case action.KindOptional:
+		fmt.Fprintf(&b, "Anyone may call it; a valid `%s` access token tells it who is calling (an invalid one gets 401 UNAUTHORIZED).", g.f.conv.Security(s.Auth.Owner).Name)
 	default:
 		b.WriteString("Anyone may call it; an Authorization header is ignored.")
 	}

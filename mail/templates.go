@@ -59,6 +59,9 @@ const (
 	EmailChangeTaken     = "email_change_taken"
 	// AccountDeleted confirms that the owner deleted its account.
 	AccountDeleted = "account_deleted"
+	// OAuthAppConnected notes the first sign-in of an application through
+	// actionkit as an OpenID provider (Message.App names it).
+	OAuthAppConnected = "oauth_app_connected"
 )
 
 // The kinds of Removal: what a MethodsRemoved notice lists.
@@ -79,7 +82,8 @@ type Removal struct {
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
 	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures,
-	EmailChange, EmailChanged, EmailChangeRequested, EmailChangeTaken, AccountDeleted}
+	EmailChange, EmailChanged, EmailChangeRequested, EmailChangeTaken, AccountDeleted,
+	OAuthAppConnected}
 
 //go:embed templates
 var embedded embed.FS
@@ -147,6 +151,8 @@ type Message struct {
 	Removed []Removal `json:"removed,omitempty"`
 	// NewEmail is the address an e-mail change is to.
 	NewEmail string `json:"newEmail,omitempty"`
+	// App names the application an OAuthAppConnected notice is about.
+	App string `json:"app,omitempty"`
 }
 
 // Rendered is a message ready to send.
@@ -172,6 +178,8 @@ type templateData struct {
 	// Days is the lifetime in days when it is a whole number of days of
 	// at least two (else 0).
 	Days int
+	// App names the application of an OAuthAppConnected notice.
+	App string
 }
 
 // Render renders m in its locale, or in the fallback locale when m's is not
@@ -187,7 +195,7 @@ func (t *Templates) Render(m Message) (*Rendered, error) {
 		return nil, fmt.Errorf("mail: no template of kind %q", m.Kind)
 	}
 	d := templateData{Email: m.To, Link: m.Link, Minutes: int(m.ValidFor.Round(time.Minute) / time.Minute), Provider: m.Provider,
-		Removed: m.Removed, NewEmail: m.NewEmail}
+		Removed: m.Removed, NewEmail: m.NewEmail, App: m.App}
 	if m.ValidFor >= 2*time.Hour && m.ValidFor%time.Hour == 0 {
 		d.Hours = int(m.ValidFor / time.Hour)
 	}

@@ -60,7 +60,10 @@ func (s *SessionStore) LockOwnerAndRead(ctx context.Context, db DB, hash string)
 // granted (rotated, revoked or expired meanwhile), or whose chain has spent
 // its refresh budget ($8 refreshes in a window opened after $9), drops out
 // of old, and nothing is inserted or updated: the statement then returns
-// no row. The successor carries the budget forward as
+// no row. So does a session of the wrong kind: $10 is "" for a first-party
+// refresh, which never rotates an OAuth session (client 'oauth'), and the
+// client_id of an OAuth refresh, which rotates only an OAuth session
+// granted to that client. The successor carries the budget forward as
 // RefreshBudget.Advance does.
 func rotateLiveSQL(t OwnerTables) string {
 	return `WITH o AS (
@@ -75,6 +78,9 @@ func rotateLiveSQL(t OwnerTables) string {
 		WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2
 			AND o.is_active AND o.deleted_at IS NULL
 			AND ($8 <= 0 OR s.refresh_window_at IS NULL OR s.refresh_window_at <= $9 OR s.refresh_count < $8)
+			AND (s.client = 'oauth') = ($10::text <> '')
+			AND ($10::text = '' OR EXISTS (SELECT 1 FROM oauth_grants g
+				WHERE g.session_id = s.chain_id AND g.client_id = $10::text))
 		FOR NO KEY UPDATE OF s
 	), ins AS (
 		INSERT INTO ` + t.Sessions + ` (id, ` + t.OwnerColumn + `, refresh_token_hash, expires_at,
@@ -135,11 +141,28 @@ type nextAssurance struct {
 // ErrNotFound means nothing changed because the session is unknown or not
 // live, its owner may not authenticate or its budget is spent: the caller
 // then takes the transaction that handles those cases (replays included).
+//
+// An OAuth session (client 'oauth') is never rotated here: see
+// RotateLiveOAuth.
 func (s *SessionStore) RotateLive(ctx context.Context, db DB, hash string, next *Session, now time.Time, budget RefreshBudget) (*Account, error) {
+	return s.rotateLiveOf(ctx, db, hash, "", next, now, budget)
+}
+
+// RotateLiveOAuth is RotateLive for the OAuth session of client: it
+// rotates only a session with client 'oauth' whose grant (oauth_grants) is
+// of client; any other session is ErrNotFound, with nothing changed.
+func (s *SessionStore) RotateLiveOAuth(ctx context.Context, db DB, hash, client string, next *Session, now time.Time, budget RefreshBudget) (*Account, error) {
+	if client == "" {
+		return nil, ErrNotFound
+	}
+	return s.rotateLiveOf(ctx, db, hash, client, next, now, budget)
+}
+
+func (s *SessionStore) rotateLiveOf(ctx context.Context, db DB, hash, client string, next *Session, now time.Time, budget RefreshBudget) (*Account, error) {
 	var row rotatedRow
 	limit, closed := budget.args(now)
 	err := s.q.get(ctx, db, &row, s.rotateLive, hash, now, next.ID, next.RefreshTokenHash, next.ExpiresAt,
-		jsonText(next.UserAgent), next.IPAddress, limit, closed)
+		jsonText(next.UserAgent), next.IPAddress, limit, closed, client)
 	if err != nil {
 		return nil, storeErr("rotate live session", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/actionkit/actionkit/events"
 	"github.com/actionkit/actionkit/mail"
 	"github.com/actionkit/actionkit/models"
+	"github.com/actionkit/actionkit/oauthserver"
 	"github.com/actionkit/actionkit/oauthserver/clients"
 	"github.com/actionkit/actionkit/posts"
 	"github.com/actionkit/actionkit/queues"
@@ -130,14 +131,16 @@ func errorCodes() []errorcodes.Code {
 	codes = append(codes, accounts.LaterErrorCodes()...)
 	codes = append(codes, webhooks.ErrorCodes()...)
 	codes = append(codes, accounts.LifecycleErrorCodes()...)
-	return append(codes, clients.ErrorCodes()...)
+	codes = append(codes, clients.ErrorCodes()...)
+	codes = append(codes, oauthserver.ErrorCodes()...)
+	return append(codes, errorcodes.Later()...)
 }
 
 // newCatalog is the message catalog of every code of errorCodes in
 // locales, from the messages of each package that declares codes.
 func newCatalog(locales []string) (*errorcodes.Catalog, error) {
 	return errorcodes.NewCatalog(locales, errorCodes(), accounts.Messages(), posts.Messages(), webhooks.Messages(),
-		clients.Messages())
+		clients.Messages(), oauthserver.Messages())
 }
 
 // compose builds every part of the process from cfg and the database pool

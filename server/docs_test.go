@@ -103,7 +103,7 @@ func TestAPIDocListsEveryAction(t *testing.T) {
 // accessWord is how docs/api.md names an access rule.
 func accessWord(a action.Auth) string {
 	switch a.Kind {
-	case action.KindPublic:
+	case action.KindPublic, action.KindOptional:
 		return "public"
 	case action.KindLoggedOut:
 		return "logged out"

@@ -60,6 +60,9 @@ func (a *app) jobs() []queues.Job {
 				return err
 			}
 			a.log.Info("purged deleted users", "deleted", gone)
+			if err := a.purgeOAuth(ctx); err != nil {
+				return err
+			}
 			return a.purgeOAuthClients(ctx)
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {

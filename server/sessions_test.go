@@ -69,7 +69,7 @@ func TestSessionList(t *testing.T) {
 		t.Fatalf("sessions: got %d, want 2: %v", len(list), list)
 	}
 	wantKeys := []string{"aal", "authMethods", "authenticatedAt", "client", "createdAt", "current", "expiresAt", "id", "ipAddress",
-		"lastUsedAt", "platform", "provider", "userAgent"}
+		"lastUsedAt", "oauthClientId", "oauthClientName", "platform", "provider", "userAgent"}
 	for _, sess := range list {
 		var keys []string
 		for k := range sess {

@@ -231,11 +231,11 @@ func (a *ExportUser) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	out.User = ViewAccount(acc)
-	sessions, err := a.Accounts.LiveSessions(ctx, owner)
+	sessions, err := viewLiveSessions(ctx, a.Accounts, owner, req.Caller.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	out.Sessions = ViewSessions(sessions, req.Caller.SessionID)
+	out.Sessions = sessions.Sessions
 	out.SecurityEvents = []EventView{}
 	for cursor := ""; ; {
 		list, next, err := a.Accounts.SecurityEvents(ctx, owner, cursor, 100)

@@ -131,11 +131,7 @@ func (a *AdminUserSessions) Run(ctx context.Context, _ *action.Request, in *User
 	if _, err := a.Users.Account(ctx, in.ID); err != nil {
 		return nil, userError(err)
 	}
-	list, err := a.Users.LiveSessions(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionsResult{Sessions: ViewSessions(list, uuid.Nil)}, nil
+	return viewLiveSessions(ctx, a.Users, in.ID, uuid.Nil)
 }
 
 // AdminUserEvents pages through a user's security events.

@@ -27,11 +27,7 @@ func (a *Sessions) Spec() action.Spec {
 
 // Run lists the sessions.
 func (a *Sessions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*SessionsResult, error) {
-	list, err := a.Accounts.LiveSessions(ctx, req.Caller.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &SessionsResult{Sessions: ViewSessions(list, req.Caller.SessionID)}, nil
+	return viewLiveSessions(ctx, a.Accounts, req.Caller.ID, req.Caller.SessionID)
 }
 
 // RevokeSession ends one of the caller's sessions ("log out this device"),

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -91,6 +92,10 @@ type SessionView struct {
 	Aal             int       `json:"aal"`
 	AuthenticatedAt time.Time `json:"authenticatedAt"`
 	Provider        *string   `json:"provider"`
+	// OAuthClientID and OAuthClientName name the application of an OAuth
+	// session (client "oauth"), null for first-party sessions.
+	OAuthClientID   *string `json:"oauthClientId"`
+	OAuthClientName *string `json:"oauthClientName"`
 }
 
 // ViewSession builds the wire object of the live row of a session; current
@@ -106,13 +111,36 @@ func ViewSession(s *models.Session, current uuid.UUID) SessionView {
 	}
 }
 
-// ViewSessions builds the wire objects of live sessions.
-func ViewSessions(list []models.Session, current uuid.UUID) []SessionView {
+// ViewSessions builds the wire objects of live sessions; clients names
+// the applications of the OAuth sessions among them.
+func ViewSessions(list []models.Session, current uuid.UUID, clients map[uuid.UUID]models.OAuthSessionClient) []SessionView {
 	out := make([]SessionView, len(list))
 	for i := range list {
 		out[i] = ViewSession(&list[i], current)
+		if c, ok := clients[list[i].SessionID]; ok {
+			out[i].OAuthClientID, out[i].OAuthClientName = &c.ClientID, &c.Name
+		}
 	}
 	return out
+}
+
+// viewLiveSessions lists the live sessions of owner on the wire.
+func viewLiveSessions(ctx context.Context, svc *accounts.Service, owner, current uuid.UUID) (*SessionsResult, error) {
+	list, err := svc.LiveSessions(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uuid.UUID, 0, len(list))
+	for _, s := range list {
+		if s.Client == models.ClientOAuth {
+			ids = append(ids, s.SessionID)
+		}
+	}
+	clients, err := svc.OAuthSessionClients(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return &SessionsResult{Sessions: ViewSessions(list, current, clients)}, nil
 }
 
 // rawUserAgent reads the User-Agent header stored as {"raw": "..."}.
