@@ -5,12 +5,15 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -286,6 +289,74 @@ func BenchmarkVerify(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// An RSA key is usable with RS256 only, of MinRSABits at least; GenerateKey
+// makes one. Tokens neither accepts RS256 nor signs with an RS256 key, and
+// a key source holding one under a kid does not make an RS256 token (or
+// one of another alg under that kid) verify.
+func TestRSAKeys(t *testing.T) {
+	asymmetricKeys(t)
+	rs := testKey(t, RS256, "rs")
+	if pub := rs.Public.(*rsa.PublicKey); pub.N.BitLen() != MinRSABits {
+		t.Fatalf("GenerateKey(RS256) made %d bits", pub.N.BitLen())
+	}
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Key{ID: "r", Alg: RS256, Public: &rsaKey.PublicKey, Private: rsaKey}).Check(); err != nil {
+		t.Errorf("an RSA 2048 key: %v", err)
+	}
+	for name, k := range map[string]*Key{
+		"an RSA key of 1024 bits":     {ID: "r", Alg: RS256, Public: &small.PublicKey},
+		"an RSA key called EdDSA":     {ID: "r", Alg: EdDSA, Public: &rsaKey.PublicKey},
+		"an Ed25519 key called RS256": {ID: "r", Alg: RS256, Public: testKey(t, EdDSA, "e").Public},
+		"a private key of another":    {ID: "r", Alg: RS256, Public: &rsaKey.PublicKey, Private: rs.Private},
+	} {
+		if err := k.Check(); err == nil {
+			t.Errorf("%s: Check passed", name)
+		}
+	}
+	if Asymmetric(RS256) || slices.Contains(Algorithms(), RS256) {
+		t.Error("RS256 is taken for an algorithm of access tokens")
+	}
+
+	now := testT0
+	ed := testKey(t, EdDSA, "ed")
+	ed.ActiveFrom = now.Add(-time.Minute) // newer than rs: it signs
+	set, err := NewKeySet(rs, ed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := &StaticKeys{Set: set, Now: func() time.Time { return now }}
+	if err := (&Tokens{Alg: EdDSA, Keys: keys, Algorithms: []string{EdDSA, RS256}}).Validate(); err == nil {
+		t.Error("Tokens accepted RS256 in its allow-list")
+	}
+	if err := (&Tokens{Alg: RS256, Keys: keys}).Validate(); err == nil {
+		t.Error("Tokens issues RS256 tokens")
+	}
+	rsOnly, _ := NewKeySet(rs)
+	signer := &Tokens{Alg: EdDSA, Keys: &StaticKeys{Set: rsOnly, Now: keys.Now}, Now: keys.Now}
+	if token, _, err := signer.Issue(user, testID, testSID, 1, action.Web); err == nil {
+		t.Errorf("an access token signed with the RSA key: %s", token)
+	}
+	tk := &Tokens{Alg: EdDSA, Keys: keys, Now: keys.Now}
+	good, _, err := tk.Issue(user, testID, testSID, 1, action.Web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, payload := tokenforge.Decode(good)
+	priv := rs.Private.(*rsa.PrivateKey)
+	for name, token := range map[string]string{
+		"RS256 under the RSA kid":   tokenforge.Forge(tokenforge.Header(RS256, "rs"), payload, tokenforge.RS256(priv)),
+		"EdDSA under the RSA kid":   tokenforge.Forge(tokenforge.Header(EdDSA, "rs"), payload, tokenforge.RS256(priv)),
+		"RS256 under the EdDSA kid": tokenforge.Forge(tokenforge.Header(RS256, "ed"), payload, tokenforge.RS256(priv)),
+	} {
+		if _, err := tk.Parse(user, token); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("%s: Parse = %v", name, err)
 		}
 	}
 }

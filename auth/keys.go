@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,11 +24,19 @@ const (
 	ES256 = "ES256"
 )
 
+// RS256 is RSASSA-PKCS1-v1_5 with SHA-256, the algorithm every OpenID
+// relying party supports: the OpenID provider signs ID tokens with it. It
+// is no algorithm of access tokens: Tokens never signs nor accepts it.
+const RS256 = "RS256"
+
+// MinRSABits is the smallest RSA modulus a Key accepts.
+const MinRSABits = 2048
+
 // Algorithms lists every algorithm Tokens knows, HS256 first.
 func Algorithms() []string { return []string{HS256, EdDSA, ES256} }
 
-// Asymmetric reports whether alg is one of the public-key algorithms,
-// EdDSA or ES256.
+// Asymmetric reports whether alg is one of the public-key algorithms of
+// access tokens, EdDSA or ES256 (not RS256, which signs ID tokens only).
 func Asymmetric(alg string) bool { return alg == EdDSA || alg == ES256 }
 
 // ErrUnknownKey is wrapped by a KeySource's answer for a kid it does not
@@ -38,18 +47,20 @@ var ErrUnknownKey = errors.New("auth: unknown signing key")
 // sign with (a source that only verifies, or none is active yet).
 var ErrNoSigningKey = errors.New("auth: no signing key")
 
-// Key is a public-key pair of access tokens, named by its kid. A Key is
-// immutable once handed to Tokens.
+// Key is a public-key pair, named by its kid: of access tokens (EdDSA or
+// ES256) or of ID tokens (RS256, which Tokens refuses). A Key is immutable
+// once handed to Tokens.
 type Key struct {
 	// ID is the key id, written in the kid header of the tokens it signs.
 	ID string
-	// Alg is the one algorithm the key is used with, EdDSA or ES256.
+	// Alg is the one algorithm the key is used with, EdDSA, ES256 or RS256.
 	Alg string
 	// Public verifies: an ed25519.PublicKey for EdDSA, an *ecdsa.PublicKey
-	// on P-256 for ES256.
+	// on P-256 for ES256, an *rsa.PublicKey of at least MinRSABits for
+	// RS256.
 	Public crypto.PublicKey
-	// Private signs: the ed25519.PrivateKey or *ecdsa.PrivateKey of Public;
-	// nil for a key that only verifies.
+	// Private signs: the ed25519.PrivateKey, *ecdsa.PrivateKey or
+	// *rsa.PrivateKey of Public; nil for a key that only verifies.
 	Private crypto.Signer
 	// ActiveFrom is when the key starts signing, RetiredAt when it stops
 	// (zero: never); NotAfter is when it stops verifying (zero: never).
@@ -58,8 +69,8 @@ type Key struct {
 }
 
 // Check reports whether k is usable: a non-empty ID, a known asymmetric
-// Alg, a public key of that algorithm's type (and curve), and a private key,
-// when set, that belongs to it.
+// Alg, a public key of that algorithm's type (and curve, or RSA size), and
+// a private key, when set, that belongs to it.
 func (k *Key) Check() error {
 	if k.ID == "" {
 		return errors.New("auth: key has no id")
@@ -73,8 +84,12 @@ func (k *Key) Check() error {
 		if k.Alg != ES256 || pub.Curve != elliptic.P256() {
 			return fmt.Errorf("auth: key %s: an ECDSA key is usable with ES256 on P-256 only", k.ID)
 		}
+	case *rsa.PublicKey:
+		if k.Alg != RS256 || pub.N == nil || pub.N.BitLen() < MinRSABits {
+			return fmt.Errorf("auth: key %s: an RSA key is usable with RS256 only, of %d bits at least", k.ID, MinRSABits)
+		}
 	default:
-		return fmt.Errorf("auth: key %s: public key of type %T, want Ed25519 or ECDSA P-256", k.ID, k.Public)
+		return fmt.Errorf("auth: key %s: public key of type %T, want Ed25519, ECDSA P-256 or RSA", k.ID, k.Public)
 	}
 	if k.Private == nil {
 		return nil
@@ -86,8 +101,9 @@ func (k *Key) Check() error {
 	return nil
 }
 
-// GenerateKey makes a new key pair for alg (EdDSA or ES256) from the
-// system's random source. Its ID is left empty for the caller to set.
+// GenerateKey makes a new key pair for alg (EdDSA, ES256, or RS256: RSA
+// of MinRSABits) from the system's random source. Its ID is left empty for
+// the caller to set.
 func GenerateKey(alg string) (*Key, error) {
 	switch alg {
 	case EdDSA:
@@ -102,8 +118,14 @@ func GenerateKey(alg string) (*Key, error) {
 			return nil, err
 		}
 		return &Key{Alg: alg, Public: &priv.PublicKey, Private: priv}, nil
+	case RS256:
+		priv, err := rsa.GenerateKey(rand.Reader, MinRSABits)
+		if err != nil {
+			return nil, err
+		}
+		return &Key{Alg: alg, Public: &priv.PublicKey, Private: priv}, nil
 	}
-	return nil, fmt.Errorf("auth: cannot make a key for %q; want %s or %s", alg, EdDSA, ES256)
+	return nil, fmt.Errorf("auth: cannot make a key for %q; want %s, %s or %s", alg, EdDSA, ES256, RS256)
 }
 
 // KeySource holds the asymmetric keys of a Tokens. Its methods are called

@@ -263,6 +263,9 @@ func (t *Tokens) sign(wc *wireClaims) (string, error) {
 	if k.Private == nil {
 		return "", fmt.Errorf("key %s has no private part: %w", k.ID, ErrNoSigningKey)
 	}
+	if !Asymmetric(k.Alg) {
+		return "", fmt.Errorf("key %s is an %s key, not one of access tokens", k.ID, k.Alg)
+	}
 	tok := jwt.NewWithClaims(jwt.GetSigningMethod(k.Alg), wc)
 	tok.Header["kid"] = k.ID
 	return tok.SignedString(k.Private)

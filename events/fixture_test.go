@@ -46,7 +46,7 @@ type fixture struct {
 	owners   map[uuid.UUID]uuid.UUID // session id -> user id
 	sweeps   int                     // calls of liveSessions
 	swept    int                     // the most sessions one call asked for
-	failing  bool                    // liveSessions fails
+	failing  bool                    // live and liveSessions fail
 	servers  []*Server               // started by server, in order
 }
 
@@ -86,8 +86,16 @@ func (f *fixture) load(_ context.Context, id, session uuid.UUID, _ action.Needs)
 	return auth.Principal{TokenVersion: v, Locale: "en", SessionExpiresAt: exp}, nil
 }
 
-// live is the servers' SessionLive over the fixture's sessions.
+// live is the servers' SessionLive over the fixture's sessions; failing
+// makes it fail, as the sweep's read does, since both read the same
+// database.
 func (f *fixture) live(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
+	f.mu.Lock()
+	failing := f.failing
+	f.mu.Unlock()
+	if failing {
+		return time.Time{}, false, errSweepFailed
+	}
 	p, err := f.load(ctx, user, session, action.Needs{})
 	return p.SessionExpiresAt, err == nil, nil
 }
@@ -112,7 +120,7 @@ func (f *fixture) liveSessions(_ context.Context, ids []uuid.UUID) (map[uuid.UUI
 	return live, nil
 }
 
-// errSweepFailed is the error of a failing liveSessions.
+// errSweepFailed is the error of a failing live or liveSessions.
 var errSweepFailed = errors.New("the database is down")
 
 // peek is the servers' Peek.

@@ -67,6 +67,39 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 	s.bindToSession(sock, caller)
 	s.log.Debug("socket connected", "user", caller.ID, "socket", sock.Id())
 	next(nil)
+	s.awaitConnected(sock)
+}
+
+// connectSettle bounds how long a handshake waits for socket.io to finish
+// connecting its socket.
+const connectSettle = 5 * time.Second
+
+// awaitConnected returns once socket.io has finished connecting sock, or
+// at once when the connection is no longer open, after connectSettle at
+// most. The middleware runs on the goroutine that reads the connection
+// (a websocket's reader, a polling POST's handler), and next only queues
+// the connecting on the socket's task queue, where socket.io (v3.0.6)
+// writes the client's CONNECT and only then registers the socket with its
+// connection. A packet the client sends as soon as it sees CONNECT (the
+// first join of a fresh socket) could be read in between, be taken for a
+// packet of no socket, and have the connection closed ("transport close").
+// Holding the reader until a task queued behind the connecting has run
+// closes that window: the queue runs its tasks in order. The queue drops
+// tasks once socket.io has given the socket up, which it does when the
+// connection closed during the handshake: then nothing is waited for.
+func (s *Server) awaitConnected(sock *socket.Socket) {
+	done := make(chan struct{})
+	sock.Enqueue(func() { close(done) })
+	if sock.Conn().ReadyState() != "open" {
+		return
+	}
+	t := time.NewTimer(connectSettle)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-s.ctx.Done():
+	}
 }
 
 // refusal is the code a handshake is refused with, or "" when caller (the

@@ -49,7 +49,9 @@ func TestSweepDisconnectsLostEnds(t *testing.T) {
 }
 
 // TestSweepKeepsSocketsWhenCheckFails: while the sessions cannot be read
-// (the database is down) no socket is disconnected; once they can, the
+// (the database is down) no socket is disconnected, neither by the sweep
+// nor by the socket's own session check (which may run after the session
+// ended: the client sees CONNECT before it starts); once they can, the
 // ended session's socket is.
 func TestSweepKeepsSocketsWhenCheckFails(t *testing.T) {
 	t.Parallel()

@@ -9,13 +9,25 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
+// The purposes of a signing key (signing_keys.purpose).
+const (
+	// SigningKeyAccess is an EdDSA or ES256 key of access tokens (which
+	// also signs the ID tokens of clients whose id_token_alg is
+	// ACCESS_TOKEN_ALG).
+	SigningKeyAccess = "access"
+	// SigningKeyIDToken is an RS256 key of ID tokens, never of access
+	// tokens.
+	SigningKeyIDToken = "id_token"
+)
+
 // SigningKey is a row of signing_keys: an EdDSA or ES256 key of access
-// tokens. PrivateKeyCiphertext is sealed by the caller; the store never
-// sees the private key.
+// tokens, or an RS256 key of ID tokens (Purpose). PrivateKeyCiphertext is
+// sealed by the caller; the store never sees the private key.
 type SigningKey struct {
 	ID                   uuid.UUID  `db:"id"`
 	Kid                  string     `db:"kid"`
 	Alg                  string     `db:"alg"`
+	Purpose              string     `db:"purpose"` // SigningKeyAccess (also when empty) or SigningKeyIDToken
 	PublicKey            []byte     `db:"public_key"`
 	PrivateKeyCiphertext []byte     `db:"private_key_ciphertext"`
 	CreatedAt            time.Time  `db:"created_at"`
@@ -29,20 +41,29 @@ func (k *SigningKey) normalize() {
 	utcPtr(&k.RetiredAt)
 }
 
-const signingKeyColumns = `id, kid, alg, public_key, private_key_ciphertext, created_at, activated_at, retired_at`
+// purpose is p, or SigningKeyAccess when p is empty.
+func purpose(p string) string {
+	if p == "" {
+		return SigningKeyAccess
+	}
+	return p
+}
+
+const signingKeyColumns = `id, kid, alg, purpose, public_key, private_key_ciphertext, created_at, activated_at, retired_at`
 
 // signingKeyQueries is the query table of SigningKeyStore.
-var signingKeyQueries = struct{ published, insert, retireDue, retireAll, deleteRetired string }{
+var signingKeyQueries = struct{ published, current, insert, retireDue, retireAll, deleteRetired string }{
 	published: `SELECT ` + signingKeyColumns + ` FROM signing_keys
 		WHERE retired_at IS NULL OR retired_at > $1 ORDER BY activated_at, id`,
-	// Any unique violation, the one-current-key index above all, means
-	// another process got there first.
+	current: `SELECT ` + signingKeyColumns + ` FROM signing_keys WHERE purpose = $1 AND retired_at IS NULL`,
+	// Any unique violation, the one-current-key-per-purpose index above
+	// all, means another process got there first.
 	insert: `INSERT INTO signing_keys (` + signingKeyColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
-	// The current key is due when it was activated at or before $2, or,
-	// when $3, when it is of another algorithm than $4.
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL) ON CONFLICT DO NOTHING`,
+	// The current key of purpose $5 is due when it was activated at or
+	// before $2, or, when $3, when it is of another algorithm than $4.
 	retireDue: `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1)
-		WHERE retired_at IS NULL AND (activated_at <= $2 OR ($3 AND alg <> $4))`,
+		WHERE purpose = $5 AND retired_at IS NULL AND (activated_at <= $2 OR ($3 AND alg <> $4))`,
 	retireAll:     `UPDATE signing_keys SET retired_at = GREATEST(activated_at, $1) WHERE retired_at IS NULL`,
 	deleteRetired: `DELETE FROM signing_keys WHERE retired_at < $1`,
 }
@@ -57,25 +78,36 @@ func (SigningKeyStore) Published(ctx context.Context, db DB, since time.Time) ([
 	return selectRows[SigningKey](ctx, querier{}, db, "published signing keys", signingKeyQueries.published, since)
 }
 
-// InsertFirst stores k as the current key unless there is one already,
-// and reports whether it did. Any number of processes may call it at once:
-// one key is stored.
+// Current returns the current (not retired) key of purpose p
+// (SigningKeyAccess or SigningKeyIDToken), or nil when there is none.
+func (SigningKeyStore) Current(ctx context.Context, db DB, p string) (*SigningKey, error) {
+	k, err := getRow[SigningKey](ctx, querier{}, db, "current signing key", signingKeyQueries.current, purpose(p))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return k, err
+}
+
+// InsertFirst stores k as the current key of its purpose unless there is
+// one already, and reports whether it did. Any number of processes may
+// call it at once: one key is stored.
 func (SigningKeyStore) InsertFirst(ctx context.Context, db DB, k *SigningKey) (bool, error) {
 	n, err := execCount(ctx, querier{}, db, "insert signing key", signingKeyQueries.insert,
-		k.ID, k.Kid, k.Alg, k.PublicKey, k.PrivateKeyCiphertext, k.CreatedAt, k.ActivatedAt)
+		k.ID, k.Kid, k.Alg, purpose(k.Purpose), k.PublicKey, k.PrivateKeyCiphertext, k.CreatedAt, k.ActivatedAt)
 	return n == 1, err
 }
 
-// Rotate makes next the current key when the current one is due: activated
-// at or before due, or (when switchAlg) of another algorithm than next.
-// The current key retires when next activates (next.ActivatedAt). It
-// reports whether it rotated; when several processes rotate at once, one
-// does and the others find nothing due.
+// Rotate makes next the current key of its purpose when the current one
+// of that purpose is due: activated at or before due, or (when switchAlg)
+// of another algorithm than next. The current key retires when next
+// activates (next.ActivatedAt). It reports whether it rotated; when
+// several processes rotate at once, one does and the others find nothing
+// due.
 func (s SigningKeyStore) Rotate(ctx context.Context, db *sqlx.DB, next *SigningKey, due time.Time, switchAlg bool) (bool, error) {
 	rotated := false
 	err := Transact(ctx, db, func(tx *sqlx.Tx) error {
 		n, err := execCount(ctx, querier{}, tx, "retire signing key", signingKeyQueries.retireDue,
-			next.ActivatedAt, due, switchAlg, next.Alg)
+			next.ActivatedAt, due, switchAlg, next.Alg, purpose(next.Purpose))
 		if err != nil || n == 0 {
 			return err
 		}
@@ -87,9 +119,9 @@ func (s SigningKeyStore) Rotate(ctx context.Context, db *sqlx.DB, next *SigningK
 	return rotated, err
 }
 
-// RetireAll retires every key that is not retired yet at at (or at its
-// activation, if that is later), for a deployment that went back to HS256,
-// and returns how many it retired.
+// RetireAll retires every key, of either purpose, that is not retired yet
+// at at (or at its activation, if that is later), for a deployment that
+// went back to HS256, and returns how many it retired.
 func (SigningKeyStore) RetireAll(ctx context.Context, db DB, at time.Time) (int64, error) {
 	return execCount(ctx, querier{}, db, "retire signing keys", signingKeyQueries.retireAll, at)
 }

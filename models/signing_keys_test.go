@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -120,5 +121,61 @@ func TestSigningKeySwitchAlgorithm(t *testing.T) {
 	}
 	if got := count(t, db, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`); got != 0 {
 		t.Errorf("%d keys not retired", got)
+	}
+}
+
+// One key of each purpose is current; eight processes starting at once
+// store one ID-token key beside the access-token key; an RS256 key is an
+// ID-token key and nothing else.
+func TestSigningKeyPurposes(t *testing.T) {
+	t.Parallel()
+	db := openPool(t, 8)
+	ctx := testCtx(t)
+	store := models.SigningKeyStore{}
+	now := testNow()
+	if ok, err := store.InsertFirst(ctx, db, newSigningKey(t, "EdDSA", now)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	idKey := func() *models.SigningKey {
+		k := newSigningKey(t, "RS256", now)
+		k.Purpose = models.SigningKeyIDToken
+		return k
+	}
+	stored := make([]bool, 8)
+	race(8, func(i int) {
+		var err error
+		if stored[i], err = store.InsertFirst(ctx, db, idKey()); err != nil {
+			t.Errorf("InsertFirst #%d: %v", i, err)
+		}
+	})
+	if n := count(t, db, `SELECT count(*) FROM signing_keys WHERE purpose = 'id_token'`); n != 1 || slices.Index(stored, true) < 0 {
+		t.Fatalf("%d ID-token keys (stored %v), want 1", n, stored)
+	}
+	cur, err := store.Current(ctx, db, models.SigningKeyIDToken)
+	if err != nil || cur == nil || cur.Alg != "RS256" || cur.Purpose != models.SigningKeyIDToken {
+		t.Fatalf("Current(id_token) = %+v, %v", cur, err)
+	}
+	if cur, err := store.Current(ctx, db, models.SigningKeyAccess); err != nil || cur == nil || cur.Alg != "EdDSA" {
+		t.Fatalf("Current(access) = %+v, %v", cur, err)
+	}
+	// A rotation of one purpose leaves the other's key current.
+	next := idKey()
+	next.ActivatedAt = now.Add(time.Minute)
+	if ok, err := store.Rotate(ctx, db, next, now, false); !ok || err != nil {
+		t.Fatalf("Rotate(id_token) = %v, %v", ok, err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`); n != 2 {
+		t.Fatalf("%d current keys after rotating the ID-token key, want 2", n)
+	}
+	for name, k := range map[string]*models.SigningKey{
+		"an RS256 access-token key": newSigningKey(t, "RS256", now),
+		"an EdDSA ID-token key":     {ID: newID(t), Kid: randomHex(t, 16), Alg: "EdDSA", Purpose: models.SigningKeyIDToken, PublicKey: []byte("p"), PrivateKeyCiphertext: []byte("s"), CreatedAt: now, ActivatedAt: now},
+	} {
+		if _, err := db.ExecContext(ctx, `DELETE FROM signing_keys`); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := store.InsertFirst(ctx, db, k); ok || err == nil {
+			t.Errorf("%s was stored: %v, %v", name, ok, err)
+		}
 	}
 }

@@ -34,8 +34,8 @@ func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB, now func() time.Time)
 		var err error
 		ring, err = signingkeys.New(signingkeys.Config{
 			DB: db, DataKey: cfg.DataKey, Alg: cfg.AccessTokenAlg,
-			Rotation: cfg.SigningKeyRotation, TokenTTL: cfg.AccessTokenTTL, Reload: cfg.SigningKeyReload,
-			Logger: log,
+			Rotation: cfg.SigningKeyRotation, TokenTTL: cfg.AccessTokenTTL, OAuthTokenTTL: oauthTokenTTL(cfg),
+			Reload: cfg.SigningKeyReload, Logger: log,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("signing keys: %w", err)
@@ -50,6 +50,17 @@ func newTokens(cfg *config, log *slog.Logger, db *sqlx.DB, now func() time.Time)
 		return nil, nil, fmt.Errorf("ACCESS_TOKEN_SECRET/ACCESS_TOKEN_ALG: %w", err)
 	}
 	return ring, tokens, nil
+}
+
+// oauthTokenTTL is the lifetime of the OAuth access tokens and ID tokens
+// this process issues (OAUTH_ACCESS_TOKEN_EXPIRES_IN), zero with the
+// provider off: a retired key stays published until the longer of it and
+// ACCESS_TOKEN_EXPIRES_IN has passed.
+func oauthTokenTTL(cfg *config) time.Duration {
+	if !cfg.OAuth.Enabled {
+		return 0
+	}
+	return cfg.OAuth.AccessTokenTTL
 }
 
 // openKeys prepares and loads the signing keys at start (see
@@ -72,9 +83,10 @@ func (a *app) openKeys(ctx context.Context, roles []string) error {
 	return nil
 }
 
-// mountJWKS serves the public signing keys: every key that still verifies
-// (the active one, the next one ahead of its activation, and the retired
-// ones until their last token expires), as a JSON Web Key Set. It is empty
+// mountJWKS serves the public signing keys, of access tokens and of ID
+// tokens: every key that still verifies (the active one, the next one
+// ahead of its activation, and the retired ones until their last token
+// expires), as a JSON Web Key Set. It is empty
 // for a deployment that never used a key pair. It is public and, like the
 // probes, not rate limited: other services fetch it.
 func (a *app) mountJWKS(fw *framework.Framework) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/auth/jwks"
@@ -42,6 +43,36 @@ func publishedKeys(t testing.TB, c *client) map[string]map[string]any {
 	}
 	return out
 }
+
+// accessJWKs returns the access-token keys of a key set (publishedKeys),
+// leaving out the RS256 ID-token keys.
+func accessJWKs(keys map[string]map[string]any) map[string]map[string]any {
+	out := maps.Clone(keys)
+	maps.DeleteFunc(out, func(_ string, jwk map[string]any) bool { return jwk["alg"] == "RS256" })
+	return out
+}
+
+// keyCounts returns how many keys of each purpose the database holds,
+// counting only the current ones when current.
+func keyCounts(t testing.TB, db *sqlx.DB, current bool) map[string]int {
+	t.Helper()
+	var rows []struct {
+		Purpose string `db:"purpose"`
+		N       int    `db:"n"`
+	}
+	if err := db.SelectContext(t.Context(), &rows, `SELECT purpose, count(*) AS n FROM signing_keys
+		WHERE retired_at IS NULL OR NOT $1 GROUP BY purpose`, current); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Purpose] = r.N
+	}
+	return out
+}
+
+// oneOfEach is keyCounts of one access-token key and one ID-token key.
+var oneOfEach = map[string]int{models.SigningKeyAccess: 1, models.SigningKeyIDToken: 1}
 
 // tokenKid returns the alg and kid of a token's header.
 func tokenKid(token string) (alg, kid string) {
@@ -77,7 +108,7 @@ func TestEdDSAAccessTokens(t *testing.T) {
 	c := s.client()
 	u := register(t, c, "web")
 	alg, kid := tokenKid(u.token)
-	keys := publishedKeys(t, c)
+	keys := accessJWKs(publishedKeys(t, c))
 	jwk := keys[kid]
 	if alg != "EdDSA" || len(keys) != 1 || jwk == nil {
 		t.Fatalf("token alg %s kid %s; published %v", alg, kid, keys)
@@ -152,8 +183,8 @@ func TestSwitchFromHS256ToEdDSA(t *testing.T) {
 	}
 	hsUser := &registered{c: hs.client(), token: edToken}
 	hsUser.read(t).want(t, 200, "") // the HS256 instance loads the new key on its unknown kid
-	if keys := publishedKeys(t, hs.client()); len(keys) != 1 {
-		t.Errorf("the HS256 instance publishes %d keys, want the EdDSA instance's one", len(keys))
+	if keys := accessJWKs(publishedKeys(t, hs.client())); len(keys) != 1 {
+		t.Errorf("the HS256 instance publishes %d access-token keys, want the EdDSA instance's one", len(keys))
 	}
 	hs.stop()
 	ed.stop()
@@ -184,9 +215,8 @@ func TestHS256WorkerLeavesTheKeys(t *testing.T) {
 			return strings.Contains(p.logs.String(), `"msg":"access tokens`)
 		})
 	}
-	var current int
-	if err := ed.db().GetContext(t.Context(), &current, `SELECT count(*) FROM signing_keys WHERE retired_at IS NULL`); err != nil || current != 1 {
-		t.Fatalf("%d current keys (%v), want the API's one", current, err)
+	if current := keyCounts(t, ed.db(), true); !maps.Equal(current, oneOfEach) {
+		t.Fatalf("current keys %v, want the API's two", current)
 	}
 	u.read(t).want(t, 200, "")
 	r := ed.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
@@ -210,13 +240,13 @@ func TestStartWithAnotherDataKey(t *testing.T) {
 	if code != 1 || !strings.Contains(logs.String(), "does not open under DATA_ENCRYPTION_KEY") {
 		t.Fatalf("exit %d:\n%s", code, logs.String())
 	}
-	var n int
-	if err := s.db().GetContext(t.Context(), &n, `SELECT count(*) FROM signing_keys`); err != nil || n != 1 {
-		t.Fatalf("%d keys (%v), want 1", n, err)
+	if n := keyCounts(t, s.db(), false); !maps.Equal(n, oneOfEach) {
+		t.Fatalf("keys %v, want one of each", n)
 	}
 }
 
-// Three processes starting at once on an empty table make one key.
+// Three processes starting at once on an empty table make one
+// access-token key and one RS256 ID-token key.
 func TestProcessesStartingAtOnceMakeOneKey(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t, "ACCESS_TOKEN_ALG=EdDSA", "LOG_LEVEL=info")
@@ -232,9 +262,12 @@ func TestProcessesStartingAtOnceMakeOneKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM signing_keys`); err != nil || n != 1 {
-		t.Fatalf("%d keys (%v), want 1", n, err)
+	if n := keyCounts(t, db, false); !maps.Equal(n, oneOfEach) {
+		t.Fatalf("keys %v, want one of each", n)
+	}
+	var alg string
+	if err := db.GetContext(t.Context(), &alg, `SELECT alg FROM signing_keys WHERE purpose = 'id_token'`); err != nil || alg != "RS256" {
+		t.Fatalf("the ID-token key's alg %q (%v)", alg, err)
 	}
 }
 
@@ -273,8 +306,9 @@ func TestRotationAcrossProcesses(t *testing.T) {
 	checkOneKeyPerRotation(t, env["DATABASE_URL"], rotation)
 }
 
-// checkOneKeyPerRotation fails unless every key was made at least one
-// rotation after the activation of the key before it.
+// checkOneKeyPerRotation fails unless, for the access-token keys and the
+// ID-token keys alike, there was a rotation and every key was made at
+// least one rotation after the activation of the key before it.
 func checkOneKeyPerRotation(t testing.TB, dsn string, rotation time.Duration) {
 	t.Helper()
 	db, err := models.Open(t.Context(), dsn, 1)
@@ -282,19 +316,22 @@ func checkOneKeyPerRotation(t testing.TB, dsn string, rotation time.Duration) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var rows []struct {
-		Created   time.Time `db:"created_at"`
-		Activated time.Time `db:"activated_at"`
-	}
-	if err := db.SelectContext(t.Context(), &rows, `SELECT created_at, activated_at FROM signing_keys ORDER BY activated_at`); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 2 {
-		t.Fatalf("%d keys, want a rotation", len(rows))
-	}
-	for i := 1; i < len(rows); i++ {
-		if gap := rows[i].Created.Sub(rows[i-1].Activated); gap < rotation {
-			t.Errorf("key %d made %v after the activation of key %d, within one rotation", i, gap, i-1)
+	for _, purpose := range []string{models.SigningKeyAccess, models.SigningKeyIDToken} {
+		var rows []struct {
+			Created   time.Time `db:"created_at"`
+			Activated time.Time `db:"activated_at"`
+		}
+		if err := db.SelectContext(t.Context(), &rows, `SELECT created_at, activated_at FROM signing_keys
+			WHERE purpose = $1 ORDER BY activated_at`, purpose); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) < 2 {
+			t.Fatalf("%d %s keys, want a rotation", len(rows), purpose)
+		}
+		for i := 1; i < len(rows); i++ {
+			if gap := rows[i].Created.Sub(rows[i-1].Activated); gap < rotation {
+				t.Errorf("%s key %d made %v after the activation of key %d, within one rotation", purpose, i, gap, i-1)
+			}
 		}
 	}
 }

@@ -25,11 +25,11 @@ func sealContext(id uuid.UUID, kid string) []byte {
 	return []byte("signing_keys:" + id.String() + ":" + kid)
 }
 
-// newRow makes a key pair of alg and the row that stores it, activated at
-// activated, its private part sealed under dk. Times are truncated to the
-// microseconds PostgreSQL keeps, so that a key read back is not active
-// later than the process that made it believes.
-func newRow(alg string, dk *datakey.Key, created, activated time.Time) (*models.SigningKey, error) {
+// newRow makes a key pair of alg and the row that stores it for purpose,
+// activated at activated, its private part sealed under dk. Times are
+// truncated to the microseconds PostgreSQL keeps, so that a key read back
+// is not active later than the process that made it believes.
+func newRow(alg, purpose string, dk *datakey.Key, created, activated time.Time) (*models.SigningKey, error) {
 	created, activated = created.UTC().Truncate(time.Microsecond), activated.UTC().Truncate(time.Microsecond)
 	k, err := auth.GenerateKey(alg)
 	if err != nil {
@@ -55,17 +55,22 @@ func newRow(alg string, dk *datakey.Key, created, activated time.Time) (*models.
 		return nil, err
 	}
 	return &models.SigningKey{
-		ID: id, Kid: k.ID, Alg: alg, PublicKey: pub,
+		ID: id, Kid: k.ID, Alg: alg, Purpose: purpose, PublicKey: pub,
 		PrivateKeyCiphertext: append(nonce, sealed...),
 		CreatedAt:            created, ActivatedAt: activated,
 	}, nil
 }
 
-// decode turns a row into an auth.Key whose windows follow from ttl (how
+// decode turns a row into an auth.Key whose windows follow from keep (how
 // long a retired key keeps verifying). The private part is opened when
-// withPrivate; a kid that is not its public key's thumbprint, or a private
-// key of another public key, is refused.
-func decode(row *models.SigningKey, dk *datakey.Key, ttl time.Duration, withPrivate bool) (*auth.Key, error) {
+// withPrivate; a kid that is not its public key's thumbprint, a private
+// key of another public key, or an algorithm that does not fit the row's
+// purpose (an RS256 access-token key above all) is refused.
+func decode(row *models.SigningKey, dk *datakey.Key, keep time.Duration, withPrivate bool) (*auth.Key, error) {
+	if fits := (row.Purpose == models.SigningKeyAccess && auth.Asymmetric(row.Alg)) ||
+		(row.Purpose == models.SigningKeyIDToken && row.Alg == auth.RS256); !fits {
+		return nil, fmt.Errorf("signingkeys: key %s: an %s key of purpose %q", row.Kid, row.Alg, row.Purpose)
+	}
 	pub, err := x509.ParsePKIXPublicKey(row.PublicKey)
 	if err != nil {
 		return nil, fmt.Errorf("signingkeys: key %s: public key: %w", row.Kid, err)
@@ -76,7 +81,7 @@ func decode(row *models.SigningKey, dk *datakey.Key, ttl time.Duration, withPriv
 	k := &auth.Key{ID: row.Kid, Alg: row.Alg, Public: pub, ActiveFrom: row.ActivatedAt}
 	if row.RetiredAt != nil {
 		k.RetiredAt = *row.RetiredAt
-		k.NotAfter = row.RetiredAt.Add(ttl + Margin)
+		k.NotAfter = row.RetiredAt.Add(keep)
 	}
 	if withPrivate {
 		if k.Private, err = openPrivate(row, dk); err != nil {

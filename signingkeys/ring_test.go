@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,12 +85,18 @@ func issue(t *testing.T, tk *auth.Tokens) (string, auth.Claims) {
 	return token, cl
 }
 
+// keyRows returns the rows of the access-token keys.
 func keyRows(t *testing.T, db *sqlx.DB) []models.SigningKey {
+	return rowsOf(t, db, models.SigningKeyAccess)
+}
+
+// rowsOf returns the rows of the keys of purpose p.
+func rowsOf(t *testing.T, db *sqlx.DB, p string) []models.SigningKey {
 	rows, err := models.SigningKeyStore{}.Published(testCtx(t), db, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rows
+	return slices.DeleteFunc(rows, func(k models.SigningKey) bool { return k.Purpose != p })
 }
 
 func TestOpenMakesOneKey(t *testing.T) {
@@ -167,7 +174,7 @@ func TestSealedKeyIsBoundToItsRow(t *testing.T) {
 	if err := r.Open(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE signing_keys SET id = $1`, uuid.Must(uuid.NewV7())); err != nil {
+	if _, err := db.Exec(`UPDATE signing_keys SET id = $1 WHERE purpose = 'access'`, uuid.Must(uuid.NewV7())); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := ring(t, db, c, auth.ES256, hexKey)

@@ -54,8 +54,9 @@ func TestRotationAcrossInstances(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if rotated[0] == rotated[1] {
-		t.Fatalf("rotations %v, want exactly one", rotated)
+	// Each key kind is rotated by one ring, not necessarily the same.
+	if !rotated[0] && !rotated[1] {
+		t.Fatalf("rotations %v, want one at least", rotated)
 	}
 	if n := len(keyRows(t, db)); n != 2 {
 		t.Fatalf("%d keys after the rotation, want 2", n)
@@ -63,7 +64,7 @@ func TestRotationAcrossInstances(t *testing.T) {
 	// The new key is published at once and signs 15 min (a quarter of the
 	// rotation) later; the instance that did not rotate reloads it.
 	for _, r := range []*signingkeys.Ring{a, b} {
-		poll.Until(t, 10*time.Second, "both keys published", func() bool { return len(r.Published()) == 2 })
+		poll.Until(t, 10*time.Second, "both keys published", func() bool { return len(accessKeys(r.Published())) == 2 })
 	}
 	lastOld, cl := issue(t, ta)
 	if cl.KeyID != first.KeyID {
@@ -89,13 +90,18 @@ func TestRotationAcrossInstances(t *testing.T) {
 	}
 	forged := forgeWith(t, oldKey, c)
 	for _, r := range []*signingkeys.Ring{a, b} {
-		if len(r.Published()) != 1 {
-			t.Errorf("published %d keys, want the new one only", len(r.Published()))
+		if n := len(accessKeys(r.Published())); n != 1 {
+			t.Errorf("published %d access-token keys, want the new one only", n)
 		}
 		if _, err := tokens(t, r, c, auth.EdDSA).Parse("user", forged); !errors.Is(err, auth.ErrUnknownKey) {
 			t.Errorf("a fresh token of the retired and expired key: %v", err)
 		}
 	}
+}
+
+// accessKeys returns the access-token keys of keys.
+func accessKeys(keys []*auth.Key) []*auth.Key {
+	return slices.DeleteFunc(slices.Clone(keys), func(k *auth.Key) bool { return k.Alg == auth.RS256 })
 }
 
 // forgeWith signs a fresh token with k, ignoring its windows.

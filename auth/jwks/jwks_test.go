@@ -3,6 +3,8 @@ package jwks_test
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -351,5 +353,40 @@ func TestNewKidRightAfterAFetch(t *testing.T) {
 	next := is.add(auth.EdDSA)
 	if _, err := v.Verify(context.Background(), "user", is.sign(next)); err != nil {
 		t.Fatalf("the first token of a new key, right after a fetch: %v", err)
+	}
+}
+
+// The server publishes its RS256 ID-token key beside the access-token
+// keys: the verifier ignores it quietly (no warning on every fetch), and a
+// token signed by it under its kid, whatever its alg header, is refused.
+func TestIDTokenKeyIgnored(t *testing.T) {
+	c := testclock.At(t0)
+	is := newIssuer(t, c, auth.EdDSA)
+	rs := is.add(auth.RS256)
+	v, l := newVerifier(t, is, jwks.Config{})
+	if _, err := v.Verify(context.Background(), "user", is.sign(is.keys[0])); err != nil {
+		t.Fatalf("the EdDSA key beside the RS256 one: %v", err)
+	}
+	if got := v.Keys().Published(); len(got) != 1 || got[0].Alg != auth.EdDSA {
+		t.Errorf("kept %d keys, want the EdDSA one", len(got))
+	}
+	if strings.Contains(l.String(), `"level":"WARN"`) || !strings.Contains(l.String(), "a key of an algorithm not accepted is ignored") {
+		t.Errorf("log: %s", l.String())
+	}
+	_, payload := tokenforge.Decode(is.sign(is.keys[0]))
+	priv := rs.Private.(*rsa.PrivateKey)
+	for _, alg := range []string{auth.RS256, auth.EdDSA} {
+		token := tokenforge.Forge(tokenforge.Header(alg, rs.ID), payload, tokenforge.RS256(priv))
+		if _, err := v.Verify(context.Background(), "user", token); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("%s under the RS256 kid: %v", alg, err)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"kty": "RSA", "kid": rs.ID, "alg": "RS256", "use": "sig",
+		"n": base64.RawURLEncoding.EncodeToString(rs.Public.(*rsa.PublicKey).N.Bytes()), "e": "AQAB"})
+	if k, err := jwks.ParseKey(raw, []string{auth.RS256}); err != nil || k.ID != rs.ID || k.Alg != auth.RS256 {
+		t.Errorf("ParseKey allowing RS256: %v, %v", k, err)
+	}
+	if _, err := jwks.ParseKey(raw, []string{auth.EdDSA}); !errors.Is(err, jwks.ErrAlgNotAllowed) {
+		t.Errorf("ParseKey not allowing RS256: %v", err)
 	}
 }

@@ -178,9 +178,11 @@ func (k *Keys) download(ctx context.Context) error {
 	return nil
 }
 
-// parse reads a key set, skipping (and logging) each key it cannot use,
-// so that a key of another algorithm published beside them does not stop
-// the others from verifying.
+// parse reads a key set, skipping each key it cannot use, so that a key
+// of another algorithm published beside them does not stop the others from
+// verifying. A sound key of an algorithm not accepted (the server's RS256
+// ID-token keys, say) is skipped quietly (DEBUG); any other is logged
+// (WARN).
 func (k *Keys) parse(raw []byte) (*auth.KeySet, error) {
 	var doc struct {
 		Keys []json.RawMessage `json:"keys"`
@@ -193,6 +195,10 @@ func (k *Keys) parse(raw []byte) (*auth.KeySet, error) {
 		key, err := ParseKey(r, k.cfg.Algorithms)
 		if err == nil && slices.ContainsFunc(keys, func(o *auth.Key) bool { return o.ID == key.ID }) {
 			err = fmt.Errorf("jwks: kid %s appears twice", key.ID)
+		}
+		if errors.Is(err, ErrAlgNotAllowed) {
+			k.cfg.Logger.Debug("jwks: a key of an algorithm not accepted is ignored", "url", k.cfg.URL, "error", err.Error())
+			continue
 		}
 		if err != nil {
 			k.cfg.Logger.Warn("jwks: a key of the set is skipped", "url", k.cfg.URL, "error", err.Error())

@@ -10,6 +10,7 @@ import (
 	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -83,6 +84,19 @@ func ES256(priv *ecdsa.PrivateKey) Signer {
 		sig := make([]byte, 64)
 		r.FillBytes(sig[:32])
 		s.FillBytes(sig[32:])
+		return sig
+	}
+}
+
+// RS256 signs RS256 (RSASSA-PKCS1-v1_5 with SHA-256) with priv.
+func RS256(priv *rsa.PrivateKey) Signer {
+	return func(input string) []byte {
+		d := crypto.SHA256.New()
+		d.Write([]byte(input))
+		sig, err := rsa.SignPKCS1v15(rand.Reader, priv, crypto.SHA256, d.Sum(nil))
+		if err != nil {
+			panic("tokenforge: " + err.Error())
+		}
 		return sig
 	}
 }
