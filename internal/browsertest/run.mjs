@@ -31,9 +31,11 @@ import { scenarios as passkeyScenarios } from "./scenarios/passkeys.mjs";
 import { scenarios as oidcScenarios } from "./scenarios/oidc.mjs";
 import { scenarios as staticScenarios } from "./scenarios/static.mjs";
 import { scenarios as webhookScenarios } from "./scenarios/webhooks.mjs";
+import { scenarios as consentScenarios } from "./scenarios/consent.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios, ...webhookScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios, ...webhookScenarios,
+  ...consentScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

@@ -209,7 +209,8 @@ export class Account {
 
   #device(s) {
     const what = el("div", { class: "what" },
-      el("strong", {}, `${s.client === "app" ? "App" : "Browser"} · ${s.platform}`,
+      el("strong", {}, s.client === "oauth" ? `${s.oauthClientName ?? "An application"} · signed in with your account`
+        : `${s.client === "app" ? "App" : "Browser"} · ${s.platform}`,
         ...(s.current ? [el("span", { class: "badge" }, "this device")] : [])),
       el("span", { class: "meta" }, s.userAgent ?? "unknown browser"),
       el("span", { class: "meta" }, `from ${s.ipAddress ?? "?"} · since ${date(s.createdAt)} · last used ${date(s.lastUsedAt)}`),
@@ -224,7 +225,8 @@ export class Account {
       }
     }));
     return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current),
-      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "" }, what, button);
+      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "",
+      "data-oauth-client": s.oauthClientId ?? "" }, what, button);
   }
 }
 

@@ -18,6 +18,8 @@ import { PasskeysPanel } from "./passkeypanel.js";
 import { ConnectedAccounts } from "./identities.js";
 import { SignIns } from "./signin.js";
 import { reauthPrompt } from "./reauth.js";
+import { Consent } from "./consent.js";
+import { ConnectedApps } from "./apps.js";
 
 // First: a mail's token, or a provider's one-time result code, leaves the
 // address bar at once.
@@ -291,7 +293,10 @@ const panels = [
   twoFactor,
   new PasskeysPanel(client, { prompt, changed: () => twoFactor.load() }),
   connected,
+  new ConnectedApps(client, { changed: () => account.loadDevices() }),
 ];
+// The consent screen of an application's sign-in (?oauth_request=<id>).
+new Consent(client, { prompt });
 wire();
 setMode("login");
 client.start().then(
