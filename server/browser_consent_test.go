@@ -3,6 +3,7 @@ package main
 import (
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,13 +33,22 @@ func TestBrowserOAuthConsent(t *testing.T) {
 	loopback := []string{"http://127.0.0.1/cb"}
 	admin, secret := s.addClient(t, oauthClientSpec{redirectURIs: loopback})
 	dynamic, _ := s.addClient(t, oauthClientSpec{redirectURIs: loopback, method: "none", source: models.OAuthClientDynamic})
-	adminName, dynamicName := "App "+admin[3:9], "App "+dynamic[3:9]
+	adminName, dynamicName := "Acme Notes", "notes-cli"
+	for id, name := range map[string]string{admin: adminName, dynamic: dynamicName} {
+		if _, err := s.db.ExecContext(t.Context(), `UPDATE oauth_clients SET name = $2 WHERE client_id = $1`, id, name); err != nil {
+			t.Fatal(err)
+		}
+	}
 	u := register(t, s.client(), "web")
 	verifiers := map[string]string{}
 	clients := map[string]string{}
 	var access []string
 	var docsImages []string
-	if dir := os.Getenv("ACTIONKIT_DOCS_IMAGES"); dir != "" {
+	if os.Getenv("ACTIONKIT_UPDATE_SCREENSHOT") == "1" {
+		dir, err := filepath.Abs("../docs/images")
+		if err != nil {
+			t.Fatal(err)
+		}
 		docsImages = []string{"ACTIONKIT_DOCS_IMAGES=" + dir}
 	}
 	res := browsertest.Run(t, s.issuer, "consent", browsertest.Options{Artifacts: artifactsDir(t), Timeout: 3 * time.Minute,
@@ -122,7 +132,8 @@ func TestBrowserOAuthConsent(t *testing.T) {
 	for _, k := range []string{"unverified", "again"} {
 		un := obj(res.Data, k)
 		if un["name"] != dynamicName || un["unverified"] != true || un["verified"] != false || un["warning"] != true ||
-			un["clientHost"] != dynamic || un["redirectHost"] != port || un["images"] != float64(0) || un["approve"] != true {
+			un["clientHost"] != dynamic || un["redirectHost"] != port || un["images"] != float64(0) || un["approve"] != true ||
+			un["title"] != "An unverified application wants to use your account" {
 			t.Errorf("%s: the unverified client shows %v; want its hosts (%s, %s), the warning, no image", k, un, dynamic, port)
 		}
 	}

@@ -143,7 +143,10 @@ export class Consent {
     $("consent-unverified-note").hidden = c.verified;
     text("consent-redirect-host", hostOf(request.redirectUri));
     text("consent-redirect-host-again", hostOf(request.redirectUri));
-    text("consent-title", signedIn ? `${c.name} wants to use your account` : `Log in to continue to ${c.name}`);
+    // An unverified client's name is its own claim: it is shown, marked,
+    // but never as the title.
+    const who = c.verified ? c.name : "an unverified application";
+    text("consent-title", signedIn ? `${who[0].toUpperCase()}${who.slice(1)} wants to use your account` : `Log in to continue to ${who}`);
     $("consent-scopes").replaceChildren(...request.scopes.map((s) =>
       el("li", { "data-scope": s }, el("span", {}, scopeText(s)), el("code", { class: "meta" }, s))));
     $("consent-resources").hidden = !request.resources?.length;
