@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/actionkit/actionkit/internal/browsertest"
+	"github.com/actionkit/actionkit/internal/testclock"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -17,7 +18,8 @@ import (
 // in Chromium (scenario consent), with a relying party on a loopback
 // address as the clients' redirect URI. Logged out, the page names the
 // application and shows the log-in form; Deny sends the browser back with
-// access_denied, state and iss. After logging in on the page it shows the
+// access_denied, state and iss. After logging in on the page (password,
+// then the second step with the user's TOTP code) it shows the
 // scopes in words and Allow sends back a code that the token endpoint
 // exchanges. The admin client's next sign-in goes straight through; with
 // prompt=login the re-authentication dialog asks for the password first.
@@ -28,7 +30,14 @@ import (
 // admin client's session, and disconnecting it (after a confirmation)
 // ends its session: its access token is refused by userinfo.
 func TestBrowserOAuthConsent(t *testing.T) {
-	s := startOAuthServer(t)
+	// The server's clock is the real time moved by the test, so that the
+	// user's TOTP code at login is not the enrolment's.
+	clock := &testclock.Offset{}
+	port := freePort(t)
+	s := &oauthServer{issuer: "http://127.0.0.1:" + port}
+	s.testServer = startServerClock(t, testEnv(t, "OAUTH_PROVIDER=true", "ACCESS_TOKEN_ALG=EdDSA", "PORT="+port,
+		"PUBLIC_URL="+s.issuer), clock.Now, "api")
+	s.URL, s.db = s.issuer, s.testServer.db()
 	rp := newRelyingParty(t)
 	loopback := []string{"http://127.0.0.1/cb"}
 	admin, secret := s.addClient(t, oauthClientSpec{redirectURIs: loopback})
@@ -39,7 +48,7 @@ func TestBrowserOAuthConsent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	u := register(t, s.client(), "web")
+	u := enroll(t, register(t, s.client(), "web"), testclock.At(clock.Now()), "user")
 	verifiers := map[string]string{}
 	clients := map[string]string{}
 	var access []string
@@ -99,6 +108,9 @@ func TestBrowserOAuthConsent(t *testing.T) {
 					access = append(access, out["access_token"].(string))
 				}
 				return map[string]any{"ok": true}
+			case "totp":
+				clock.Advance(time.Minute) // the enrolment's code is spent
+				return map[string]any{"code": totpAt(t, u.secret, clock.Now())}
 			case "clients":
 				return map[string]any{"admin": admin, "dynamic": dynamic}
 			case "revoked":
@@ -125,16 +137,16 @@ func TestBrowserOAuthConsent(t *testing.T) {
 	if words := strs(asked["words"]); len(words) != 4 || !strings.Contains(words[2], "e-mail address") || !strings.Contains(words[3], "until you disconnect") {
 		t.Errorf("the scopes in words: %v", words)
 	}
-	if m := res.Data["reauthMethods"]; m != "password" {
-		t.Errorf("prompt=login: the dialog offers %v, want the password", m)
+	if m := res.Data["reauthMethods"]; m != "totp recovery_code password" {
+		t.Errorf("prompt=login: the dialog offers %v, want the code, a recovery code and the password", m)
 	}
-	port := strings.TrimPrefix(rp.callback[:strings.LastIndex(rp.callback, "/")], "http://")
+	rpHost := strings.TrimPrefix(rp.callback[:strings.LastIndex(rp.callback, "/")], "http://")
 	for _, k := range []string{"unverified", "again"} {
 		un := obj(res.Data, k)
 		if un["name"] != dynamicName || un["unverified"] != true || un["verified"] != false || un["warning"] != true ||
-			un["clientHost"] != dynamic || un["redirectHost"] != port || un["images"] != float64(0) || un["approve"] != true ||
+			un["clientHost"] != dynamic || un["redirectHost"] != rpHost || un["images"] != float64(0) || un["approve"] != true ||
 			un["title"] != "An unverified application wants to use your account" {
-			t.Errorf("%s: the unverified client shows %v; want its hosts (%s, %s), the warning, no image", k, un, dynamic, port)
+			t.Errorf("%s: the unverified client shows %v; want its hosts (%s, %s), the warning, no image", k, un, dynamic, rpHost)
 		}
 	}
 	before := obj(res.Data, "before")
