@@ -16,7 +16,9 @@ import (
 
 // TestBrowserOAuthConsent: the consent screen of "Sign in with actionkit"
 // in Chromium (scenario consent), with a relying party on a loopback
-// address as the clients' redirect URI. Logged out, the page names the
+// address as the clients' redirect URI. A request id without its cookie
+// is explained, without buttons; logged out, prompt=none answers
+// login_required without showing anything. Logged out, the page names the
 // application and shows the log-in form; Deny sends the browser back with
 // access_denied, state and iss. After logging in on the page (password,
 // then the second step with the user's TOTP code) it shows the
@@ -123,6 +125,10 @@ func TestBrowserOAuthConsent(t *testing.T) {
 			return map[string]any{}
 		}})["consent"]
 
+	if inv := obj(res.Data, "invalid"); inv["code"] != "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST" || inv["buttons"] != float64(0) ||
+		!strings.Contains(inv["text"].(string), "another browser") {
+		t.Errorf("an unknown request: %v, want it explained, no button", inv)
+	}
 	out := obj(res.Data, "loggedOut")
 	if out["visible"] != true || out["name"] != adminName || out["verified"] != true || out["unverified"] != false ||
 		out["login"] != true || out["approve"] != false || out["deny"] != true || len(strs(out["others"])) != 0 ||

@@ -1,5 +1,6 @@
 // The consent screen of "Sign in with actionkit" on the demo page, driven
-// as a person would: an application (a relying party the Go test runs on a
+// as a person would. A request id without its cookie is explained. With
+// prompt=none and nobody logged in, the application gets login_required. an application (a relying party the Go test runs on a
 // loopback address) sends the browser to /oauth2/authorize, which lands on
 // /demo?oauth_request=<id>. Logged out, the page names the application and
 // offers the log-in form; Deny sends the browser back with access_denied.
@@ -90,6 +91,20 @@ export const scenarios = {
     const page = await h.open("/demo");
     await h.settled(page);
 
+    // A request id this browser has no cookie for (or an unknown one).
+    await page.goto(h.base + "/demo?oauth_request=" + "ab".repeat(32));
+    await consentState(page, "invalid");
+    const invalid = await page.evaluate(() => ({
+      code: document.getElementById("consent-error").dataset.code,
+      text: document.getElementById("consent-error").textContent,
+      buttons: [...document.querySelectorAll("#consent button")].filter((b) => b.getClientRects().length > 0).length,
+    }));
+
+    // Logged out with prompt=none: nothing shown, login_required.
+    await authorize(h, page, "admin", "s-none-out", { prompt: "none" });
+    await page.waitForURL((u) => u.pathname === "/cb", LONG);
+    await h.checkpoint("callback", { state: "s-none-out", want: "login_required" });
+
     // Logged out: who is asking, the log-in form, Deny.
     await authorize(h, page, "admin", "s-deny");
     await consentState(page, "login");
@@ -162,6 +177,6 @@ export const scenarios = {
     const result = await page.evaluate(() => document.getElementById("apps-result").textContent);
     await h.checkpoint("revoked", {});
 
-    h.result("consent", { loggedOut, asked, unverified, again, reauthMethods, before, confirming, result });
+    h.result("consent", { invalid, loggedOut, asked, unverified, again, reauthMethods, before, confirming, result });
   },
 };
