@@ -84,13 +84,9 @@ export class Consent {
     client.start().catch(() => null).then(() => this.#load());
   }
 
-  /** Whether the page is answering a request. */
-  get active() {
-    return this.#id !== null;
-  }
-
   #state(state) {
     $("consent").dataset.state = state;
+    $("consent").setAttribute("aria-busy", String(["loading", "approving", "denying", "leaving"].includes(state)));
   }
 
   /** Reads the request and acts on it. Only the newest read acts, and
@@ -197,13 +193,15 @@ export class Consent {
     this.#done = true;
     this.#state("leaving");
     $("consent").dataset.redirect = hostOf(redirectTo);
-    text("consent-title", `Going back to ${this.#request?.client.name ?? "the application"}…`);
+    const c = this.#request?.client;
+    text("consent-title", `Going back to ${c?.verified ? c.name : "the application"}…`);
     $("consent-approve").hidden = true;
     $("consent-deny").hidden = true;
     this.navigate(redirectTo);
   }
 
   #fail(err) {
+    document.body.dataset.oauth = "pending"; // an error shows, even for prompt=none
     if (err?.code === "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST") {
       this.#done = true;
       this.#state("invalid");
