@@ -35,7 +35,7 @@ func (a *OAuthApp) normalize() {
 
 // oauthAppQueries is the query table of OAuthAppStore.
 var oauthAppQueries = struct {
-	apps, deleteConsent, liveSessions string
+	apps, deleteConsent, liveSessions, voidCodes string
 }{
 	// The clients disabled by an admin are no longer apps of anyone.
 	apps: `SELECT c.client_id, cl.name, cl.client_uri, cl.logo_uri, cl.source, c.scopes, c.created_at,
@@ -46,6 +46,8 @@ var oauthAppQueries = struct {
 		WHERE c.user_id = $1 AND cl.disabled_at IS NULL
 		ORDER BY c.created_at DESC, c.id DESC`,
 	deleteConsent: `DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`,
+	voidCodes: `UPDATE oauth_codes SET spent_at = $3
+		WHERE user_id = $1 AND client_id = $2 AND spent_at IS NULL AND expires_at > $3`,
 	liveSessions: `SELECT DISTINCT g.session_id FROM oauth_grants g
 		JOIN user_sessions s ON s.chain_id = g.session_id
 		WHERE g.user_id = $1 AND g.client_id = $2 AND s.revoked_at IS NULL`,
@@ -73,6 +75,13 @@ func (s OAuthAppStore) Apps(ctx context.Context, db DB, user uuid.UUID) ([]OAuth
 func (s OAuthAppStore) DeleteConsent(ctx context.Context, db DB, user uuid.UUID, client string) (bool, error) {
 	n, err := execCount(ctx, s.q, db, "delete oauth consent", oauthAppQueries.deleteConsent, user, client)
 	return n > 0, err
+}
+
+// VoidCodes spends at now the live authorization codes of user for client
+// that were not exchanged yet, so that none opens a session later, and
+// returns how many there were.
+func (s OAuthAppStore) VoidCodes(ctx context.Context, db DB, user uuid.UUID, client string, now time.Time) (int64, error) {
+	return execCount(ctx, s.q, db, "void oauth codes", oauthAppQueries.voidCodes, user, client, now)
 }
 
 // LiveSessions returns the OAuth sessions (chain ids) of user with client

@@ -84,12 +84,12 @@ func (a *OAuthRevokeApp) Spec() action.Spec {
 		Errors:  []errorcodes.Code{UserOAuthAppNotFound}}
 }
 
-// Run deletes the consent and revokes the user's OAuth sessions of the
-// client, with the user's row locked first as by every session change
+// Run deletes the consent, spends the codes not exchanged yet and revokes
+// the user's OAuth sessions of the client, with the user's row locked first as by every session change
 // (a refresh in flight then commits first, and its successor is revoked
 // too), and the event oauth_app_revoked, in one transaction; the ended
 // sessions are reported (their sockets closed) after commit. Neither a
-// consent nor a live session is USER_OAUTH_APP_NOT_FOUND.
+// consent, a pending code nor a live session is USER_OAUTH_APP_NOT_FOUND.
 func (a *OAuthRevokeApp) Run(ctx context.Context, req *action.Request, in *RevokeAppArgs) (*struct{}, error) {
 	s := a.Server
 	user := req.Caller.ID
@@ -104,11 +104,18 @@ func (a *OAuthRevokeApp) Run(ctx context.Context, req *action.Request, in *Revok
 		if err != nil {
 			return err
 		}
+		now := s.now()
+		// A code approved but not exchanged yet would open a session of
+		// the disconnected app: it is spent now (its exchange is then
+		// invalid_grant).
+		codes, err := a.Store.VoidCodes(ctx, tx, user, in.ClientID, now)
+		if err != nil {
+			return err
+		}
 		live, err := a.Store.LiveSessions(ctx, tx, user, in.ClientID)
 		if err != nil {
 			return err
 		}
-		now := s.now()
 		for _, chain := range live {
 			ok, err := s.Users.Sessions.RevokeChain(ctx, tx, user, chain, now)
 			if err != nil {
@@ -118,7 +125,7 @@ func (a *OAuthRevokeApp) Run(ctx context.Context, req *action.Request, in *Revok
 				ended = append(ended, chain)
 			}
 		}
-		if !had && len(ended) == 0 {
+		if !had && len(ended) == 0 && codes == 0 {
 			return UserOAuthAppNotFound.New()
 		}
 		return s.Users.RecordEvent(ctx, tx, models.EventOAuthAppRevoked, user, req.Caller.SessionID, o,

@@ -37,7 +37,8 @@ func appsOf(t *testing.T, b *browser, u *registered) map[string]map[string]any {
 // TestOAuthRevokeApp: "Connected apps" lists the applications the user
 // approved with their scopes; revoking one ends its consent and every
 // session of it at once (its access token refused by userinfo, its
-// refresh token by the token endpoint, on the next request), writes
+// refresh token by the token endpoint, on the next request; a code not
+// exchanged yet is refused too), writes
 // oauth_app_revoked with the client id, and leaves the user's own session
 // and the other application's session alive. A second revocation, or an
 // application never connected, is 404 USER_OAUTH_APP_NOT_FOUND.
@@ -62,7 +63,15 @@ func TestOAuthRevokeApp(t *testing.T) {
 		t.Errorf("app %v, want the union of the approved scopes and its times", a)
 	}
 
+	// A code approved before the revocation and exchanged after it.
+	pendingVerifier, pendingChallenge := pkce()
+	pending := s.codeFor(t, b, u, codeParams(idA, redirect, pendingChallenge, "scope", "openid"))
+
 	b.call(http.MethodPost, "/v1/users/oauth/revokeapp", map[string]any{"clientId": idA}, u.auth()...).want(t, 200, "")
+	if st, out := s.tokenCall(t, idA, secretA, url.Values{"grant_type": {"authorization_code"}, "code": {pending},
+		"redirect_uri": {redirect}, "code_verifier": {pendingVerifier}}); st != 400 || out["error"] != "invalid_grant" {
+		t.Errorf("a code approved before the revocation, exchanged after: %d %v, want invalid_grant", st, out)
+	}
 	for i, at := range []string{access1, access2} {
 		if st, _, _ := s.userinfo(t, at); st != 401 {
 			t.Errorf("userinfo with the revoked app's access token %d: %d, want 401", i+1, st)
