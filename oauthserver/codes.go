@@ -11,11 +11,14 @@ import (
 // messages are in messages/*.json.
 const (
 	UserInvalidOAuthRequest errorcodes.Code = "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST 400 user.invalid_oauth_request"
+	UserOAuthAppNotFound    errorcodes.Code = "USER_OAUTH_APP_NOT_FOUND 404 user.oauth_app_not_found"
 )
 
 // ErrorCodes returns the codes of the provider, to be given to
 // errorcodes.NewCatalog with its Messages.
-func ErrorCodes() []errorcodes.Code { return []errorcodes.Code{UserInvalidOAuthRequest} }
+func ErrorCodes() []errorcodes.Code {
+	return []errorcodes.Code{UserInvalidOAuthRequest, UserOAuthAppNotFound}
+}
 
 //go:embed messages/*.json
 var messageFiles embed.FS

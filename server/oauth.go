@@ -50,10 +50,7 @@ func (a *app) newOAuthServer(limits *rateLimits) *oauthserver.Server {
 	}
 	if a.keys != nil {
 		s.Keys = a.keys
-		// The RS256 ID-token key, once the ring keeps one.
-		if k, ok := any(a.keys).(oauthserver.IDTokenKeys); ok {
-			s.IDKeys = k
-		}
+		s.IDKeys = a.keys // the RS256 ID-token key (signingkeys.Ring.IDTokenKey)
 	}
 	if limits != nil {
 		s.Limits = oauthLimits{limits}
@@ -71,6 +68,13 @@ func (a *app) registerOAuth(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, request)
 	framework.Register(fw, approve)
 	framework.Register(fw, deny)
+	var appStore models.OAuthAppStore
+	if a.db != nil {
+		appStore = appStore.Prepared(a.db)
+	}
+	apps, revokeApp := s.AppActions(appStore)
+	framework.Register(fw, apps)
+	framework.Register(fw, revokeApp)
 	if a.cfg.OAuth.Enabled && a.db != nil {
 		s.Mount(fw.Handle)
 	}

@@ -47,6 +47,26 @@ func TestAssetsAreServedWithTheirHeaders(t *testing.T) {
 	}
 }
 
+// TestInteractionPageHeaders: the demo page, which is the OAuth
+// interaction page by default, is never framed and never sends its address
+// (which carries the request id) as a Referer (CONTRACT §19).
+func TestInteractionPageHeaders(t *testing.T) {
+	for _, a := range webclient.Demo() {
+		if a.Path != "/demo" {
+			continue
+		}
+		rec := httptest.NewRecorder()
+		a.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/demo?oauth_request="+strings.Repeat("ab", 32), nil))
+		h := rec.Header()
+		if h.Get("Referrer-Policy") != "no-referrer" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
+			h.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("/demo headers %v", h)
+		}
+		return
+	}
+	t.Fatal("no /demo asset")
+}
+
 func TestPaths(t *testing.T) {
 	want := map[string]string{
 		"/client/actionkit.js":                 "text/javascript; charset=utf-8",
@@ -72,6 +92,9 @@ func TestPaths(t *testing.T) {
 		"/demo/load.js":                        "text/javascript; charset=utf-8",
 		"/demo/activity.js":                    "text/javascript; charset=utf-8",
 		"/demo/profile.js":                     "text/javascript; charset=utf-8",
+		"/demo/consent.js":                     "text/javascript; charset=utf-8",
+		"/demo/consent.css":                    "text/css; charset=utf-8",
+		"/demo/apps.js":                        "text/javascript; charset=utf-8",
 		"/admin":                               "text/html; charset=utf-8",
 		"/admin/admin.css":                     "text/css; charset=utf-8",
 		"/admin/admin.js":                      "text/javascript; charset=utf-8",

@@ -33,9 +33,11 @@ import { scenarios as staticScenarios } from "./scenarios/static.mjs";
 import { scenarios as webhookScenarios } from "./scenarios/webhooks.mjs";
 import { scenarios as pageScenarios } from "./scenarios/pages.mjs";
 import { scenarios as selfServiceScenarios } from "./scenarios/selfservice.mjs";
+import { scenarios as consentScenarios } from "./scenarios/consent.mjs";
 
 const scenarios = { ...sessionScenarios, ...raceScenarios, ...shotScenarios, ...accountScenarios, ...adminScenarios, ...outageScenarios,
-  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios, ...webhookScenarios, ...pageScenarios, ...selfServiceScenarios };
+  ...twoFactorScenarios, ...passkeyScenarios, ...oidcScenarios, ...staticScenarios, ...webhookScenarios, ...pageScenarios, ...selfServiceScenarios,
+  ...consentScenarios };
 
 /** The flags go-svc.md gives for this machine's closed network. */
 const FLAGS = [

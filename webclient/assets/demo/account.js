@@ -270,7 +270,8 @@ export class Account {
       }
     }));
     return el("li", { class: "device", "data-session-id": s.id, "data-current": String(s.current),
-      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "" }, what, button);
+      "data-methods": (s.authMethods ?? []).join(" "), "data-provider": s.provider ?? "",
+      "data-oauth-client": s.oauthClientId ?? "" }, what, button);
   }
 }
 
@@ -285,6 +286,7 @@ function signedInWith(s) {
 
 /** What a session runs on, in words: "Chrome on Linux", "App on ios". */
 export function sessionName(s) {
+  if (s.client === "oauth") return `${s.oauthClientName ?? "An application"} · signed in with your account`;
   const named = deviceName(s.userAgent);
   if (s.client === "app") return named ? `App on ${named.replace(/^.* on /, "")}` : `App on ${s.platform}`;
   return named ?? "A browser";

@@ -13,13 +13,15 @@ import { identityProviders, takeResult } from "/client/oidc.js";
 import { $, el, text, alert, describe, showError, busy, passwordToggles, clock, date, countdown, fill, setState } from "./view.js";
 import { Account, takeLink } from "./account.js";
 import { ActivityPanel } from "./activity.js";
-import { ProfilePanel, AppsPanel } from "./profile.js";
+import { ProfilePanel } from "./profile.js";
 import { SecondStep } from "./secondstep.js";
 import { TwoFactorPanel } from "./twofactor.js";
 import { PasskeysPanel } from "./passkeypanel.js";
 import { ConnectedAccounts } from "./identities.js";
 import { SignIns } from "./signin.js";
 import { reauthPrompt } from "./reauth.js";
+import { Consent } from "./consent.js";
+import { ConnectedApps } from "./apps.js";
 
 // First: a mail's token, or a provider's one-time result code, leaves the
 // address bar at once.
@@ -339,10 +341,12 @@ const panels = [
   twoFactor,
   new PasskeysPanel(client, { prompt, changed: () => { twoFactor.load(); activity.load(); } }),
   connected,
-  new AppsPanel(client, { prompt }),
+  new ConnectedApps(client, { changed: () => { account.loadDevices(); activity.load(); } }),
   activity,
   profile,
 ];
+// The consent screen of an application's sign-in (?oauth_request=<id>).
+new Consent(client, { prompt });
 wire();
 setMode("login");
 client.start().then(
