@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -79,4 +80,16 @@ func (s *Service) FailedFactors(t testing.TB, id uuid.UUID) int {
 		t.Fatalf("accountstest: read mfa_failures: %v", err)
 	}
 	return n
+}
+
+// FirstStep logs acc in with Password from o and returns the handle of
+// the second step it owes; it fails t when the login asks for none.
+func (s *Service) FirstStep(t testing.TB, acc *models.Account, o accounts.Origin) string {
+	t.Helper()
+	_, err := s.Login(context.Background(), acc.Email, Password, o)
+	var mfa *accounts.MFARequiredError
+	if !errors.As(err, &mfa) {
+		t.Fatalf("accountstest: first step of %s: %v, want a second step", acc.Email, err)
+	}
+	return mfa.Token
 }
