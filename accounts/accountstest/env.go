@@ -122,8 +122,11 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 		PairFailures: SlowDownAfter,
 		FirstDelay:   SlowDownFirst,
 	})
+	// Both kinds mail their notices (of changes to the second factor, say);
+	// only users mail reset and verification links.
+	s.Notices = e.mailer(t)
 	if kind.Type == accounts.Users.Type {
-		s.Mail = e.mailSettings(t)
+		s.Mail = e.mailSettings(s.Notices)
 	}
 	s.Credentials = &accounts.Credentials{Engine: s.Service}
 	s.PasskeyFlows = accounts.NewPasskeys(s.Service, nil)
@@ -132,19 +135,23 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	return s
 }
 
-// mailSettings are the users' mail flows: real templates, a mailer that
-// stores each message in Redis and queues its job (no worker sends it).
-func (e *Env) mailSettings(t testing.TB) *accounts.MailSettings {
+// mailer is a mailer with real templates that stores each message in
+// Redis and queues its job (no worker sends it).
+func (e *Env) mailer(t testing.TB) *mail.Mailer {
 	t.Helper()
 	templates, err := mail.NewTemplates([]string{"en", "es", "zh-TW"})
 	if err != nil {
 		t.Fatalf("accountstest: %v", err)
 	}
-	enqueuer := queues.NewEnqueuer(e.Redis, e.Namespace)
+	return &mail.Mailer{Templates: templates, Sender: mail.LogSender{Log: e.Log}, Pool: e.Redis,
+		Prefix: e.Namespace, Enqueuer: queues.NewEnqueuer(e.Redis, e.Namespace), Now: e.Clock.Now, Log: e.Log}
+}
+
+// mailSettings are the users' mail flows, sent with mailer.
+func (e *Env) mailSettings(mailer *mail.Mailer) *accounts.MailSettings {
 	return &accounts.MailSettings{
-		Mailer: &mail.Mailer{Templates: templates, Sender: mail.LogSender{Log: e.Log}, Pool: e.Redis,
-			Prefix: e.Namespace, Enqueuer: enqueuer, Now: e.Clock.Now, Log: e.Log},
-		Enqueuer:  enqueuer,
+		Mailer:    mailer,
+		Enqueuer:  mailer.Enqueuer,
 		ResetURL:  "https://app.example/reset?token={token}",
 		VerifyURL: "https://app.example/verify?token={token}",
 		ResetTTL:  ResetTTL, VerifyTTL: 24 * time.Hour,
