@@ -300,8 +300,8 @@ func TestVerifyEmail(t *testing.T) {
 }
 
 // TestRequestEmailVerification: an unverified owner gets a new mail, up to
-// MailBound an hour (the registration's counts); a verified one gets none;
-// an engine without mail refuses.
+// MailBound an hour (the registration's counts), whose token voids the
+// earlier ones; a verified one gets none; an engine without mail refuses.
 func TestRequestEmailVerification(t *testing.T) {
 	env := newEnv(t)
 	users, o := env.Users, accountstest.Origin(action.Web)
@@ -320,6 +320,9 @@ func TestRequestEmailVerification(t *testing.T) {
 	mails := env.Mails(t, iss.Account.Email)
 	if len(mails) != accounts.MailBound || mails[len(mails)-1].Kind != mail.EmailVerify {
 		t.Fatalf("%d mails, want %d verification mails", len(mails), accounts.MailBound)
+	}
+	if _, err := users.Credentials.VerifyEmail(t.Context(), accountstest.TokenOf(t, mails[0]), o); !errors.Is(err, accounts.ErrInvalidToken) {
+		t.Errorf("a token voided by a later one: %v, want ErrInvalidToken", err)
 	}
 	if _, err := users.Credentials.VerifyEmail(t.Context(), accountstest.TokenOf(t, mails[len(mails)-1]), o); err != nil {
 		t.Fatal(err)

@@ -46,12 +46,12 @@ type Principal struct {
 	Assurance action.Assurance
 }
 
-// Loader loads the owner with id and checks that its session (the token's
-// sid) is live, in one round trip; with needs.Assurance it reads how the
-// session was authenticated too (Principal.Assurance). It returns ErrUnknownOwner (possibly
-// wrapped) when the owner does not exist or may not authenticate, and
-// ErrSessionEnded when the session is not live; any other error is an
-// infrastructure failure.
+// Loader loads the owner with id and checks, in the same round trip, that
+// its session (the token's sid) is live. With needs.Assurance it also
+// reads how the session was authenticated (Principal.Assurance). It
+// returns ErrUnknownOwner (possibly wrapped) when the owner does not exist
+// or may not authenticate, ErrSessionEnded when the session is not live,
+// and any other error for an infrastructure failure.
 type Loader func(ctx context.Context, id, sessionID uuid.UUID, needs action.Needs) (Principal, error)
 
 // Owner registers an owner type with an Authenticator.
@@ -62,21 +62,21 @@ type Owner struct {
 	Load Loader
 }
 
-// Authenticator resolves the caller of a request from its Authorization
-// header, "<scheme> <token>", where the scheme (matched case-insensitively)
-// names a registered owner type: "jwt-user", "jwt-admin". It is safe for
-// concurrent use once built.
+// Authenticator finds the caller of a request from its Authorization
+// header. The header reads "<scheme> <token>", where the scheme (in any
+// case) names a registered owner type: "jwt-user", "jwt-admin". It is safe
+// for concurrent use once built.
 //
-// Any credential that does not resolve to a current owner (no header,
-// several headers, a malformed header, an unknown scheme, a token refused by
-// Tokens.Parse for the scheme's owner type, an unknown owner, a stale
-// tokenVersion) makes the request anonymous: the caller is nil and the error
-// is nil. An error is returned only when a Loader fails for another reason,
-// or the token's KeySource could not find out whether it has the token's
-// kid, wrapped with %w so that the framework still sees what it is: a
-// database the Loader or the KeySource could not reach (marked by
-// dependency.Unavailable) is answered 503 SERVICE_UNAVAILABLE, anything
-// else 500.
+// A credential that does not lead to a current owner leaves the request
+// anonymous: the caller and the error are both nil. That covers no header,
+// several headers, a malformed header, an unknown scheme, a token
+// Tokens.Parse refuses, an unknown owner and a stale tokenVersion.
+//
+// An error is returned only when a Loader fails for another reason, or the
+// KeySource cannot tell whether it has the token's kid. It is wrapped with
+// %w so that the framework can still classify it: an unreachable database
+// (marked by dependency.Unavailable) is answered 503 SERVICE_UNAVAILABLE,
+// anything else 500.
 type Authenticator struct {
 	// Rejected, when set, is called with the reason whenever a presented
 	// credential leaves the request anonymous (not when no header is
@@ -88,6 +88,7 @@ type Authenticator struct {
 	owners []registered
 }
 
+// registered is an owner type as the Authenticator keeps it.
 type registered struct {
 	typ    action.OwnerType
 	scheme string
@@ -154,6 +155,8 @@ func (a *Authenticator) Verify(ctx context.Context, owner action.OwnerType, toke
 	return a.verify(ctx, o, token, action.Needs{})
 }
 
+// verify parses token as o's, loads its owner and session, and checks the
+// token version against the owner's current one.
 func (a *Authenticator) verify(ctx context.Context, o *registered, token string, needs action.Needs) (*action.Caller, error) {
 	claims, err := a.tokens.ParseContext(ctx, o.typ, token)
 	if err != nil {
@@ -194,6 +197,7 @@ func (a *Authenticator) reject(ctx context.Context, reason error) (*action.Calle
 	return nil, nil
 }
 
+// byScheme returns the owner type whose scheme is scheme, in any case.
 func (a *Authenticator) byScheme(scheme string) *registered {
 	for i := range a.owners {
 		if strings.EqualFold(a.owners[i].scheme, scheme) {
@@ -203,6 +207,7 @@ func (a *Authenticator) byScheme(scheme string) *registered {
 	return nil
 }
 
+// byType returns the registered owner type t, or nil.
 func (a *Authenticator) byType(t action.OwnerType) *registered {
 	for i := range a.owners {
 		if a.owners[i].typ == t {

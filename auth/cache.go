@@ -9,27 +9,28 @@ import (
 // verifiedCacheSize bounds the cache of verified tokens: about 3 MB.
 const verifiedCacheSize = 8192
 
-// verifiedCache remembers the claims of tokens whose signature and claims
-// were verified, keyed by the whole token, so that a client presenting the
-// same token again costs a map look-up instead of an HMAC and two JSON
-// decodings. Only the time-dependent checks are repeated on a hit. The
-// owner's token version is not cached: the authenticator still loads it
-// on every request, so revocation stays immediate.
+// verifiedCache remembers the claims of tokens already verified, keyed by
+// the whole token. A client presenting the same token again then costs a
+// map look-up instead of an HMAC and two JSON decodings; only the checks
+// that depend on the time are repeated. The owner's token version is not
+// cached: the authenticator loads it on every request, so a revocation
+// takes effect at once.
 type verifiedCache struct {
 	seed   maphash.Seed
 	once   sync.Once
 	shards [16]cacheShard
 }
 
+// cacheShard is one sixteenth of the cache, with its own lock.
 type cacheShard struct {
 	mu sync.RWMutex
 	m  map[string]Claims
 }
 
-// shard picks a token's shard from a seeded hash of the whole token. (The
-// last character alone carries only 4 bits of the signature, and spreads
-// tokens over fewer than the 16 shards; the seed keeps a client from aiming
-// many tokens at one shard.)
+// shard picks the shard of token from a seeded hash of the whole token.
+// The whole token spreads tokens over every shard (its last character
+// holds only 4 bits of the signature), and the seed keeps a client from
+// aiming many tokens at one shard.
 func (c *verifiedCache) shard(token string) *cacheShard {
 	c.once.Do(func() { c.seed = maphash.MakeSeed() })
 	return &c.shards[maphash.String(c.seed, token)%uint64(len(c.shards))]

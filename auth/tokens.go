@@ -24,10 +24,10 @@ const (
 	// MaxTokenBytes is the longest token Parse looks at; longer input is
 	// rejected before any decoding. An issued token is about 300 bytes.
 	MaxTokenBytes = 4096
-	// ClockSkew is the leeway Parse grants on exp and iat, so that
-	// instances whose clocks differ by a few seconds accept each other's
-	// fresh tokens. An expired token therefore stays valid for at most
-	// ClockSkew more; tokenVersion, not exp, is what revokes a token.
+	// ClockSkew is the leeway Parse allows on exp and iat. It lets
+	// servers whose clocks differ by a few seconds accept each other's
+	// tokens. An expired token thus lives up to ClockSkew longer, which is
+	// harmless: tokenVersion, not exp, revokes a token.
 	ClockSkew = 30 * time.Second
 )
 
@@ -35,26 +35,26 @@ const (
 // refuses. The wrapped reason is meant for logs, never for a client.
 var ErrInvalidToken = errors.New("auth: invalid access token")
 
-// Tokens issues and verifies access tokens: HS256 under a shared secret,
-// or EdDSA and ES256 under the keys of a KeySource, named by their kid. Build
-// it with NewTokens, or fill the fields and let the first call validate
-// them; do not change the fields after the first Issue or Parse. A Tokens is
-// safe for concurrent use.
+// Tokens issues and verifies access tokens. It signs with HS256 under a
+// shared secret, or with EdDSA or ES256 under the keys of a KeySource,
+// named by their kid. Build it with NewTokens, or fill the fields and let
+// the first call check them; the fields must not change after the first
+// Issue or Parse. A Tokens is safe for concurrent use.
 //
-// The algorithms a token may carry are fixed by the configuration
-// (Algorithms), never taken from the token: an HS256 token is verified with
-// the secret only, and an EdDSA or ES256 token only with the key its kid
-// names, of that key's own algorithm.
+// The configuration (Algorithms) decides which algorithms a token may
+// carry; the token's own header never does. An HS256 token is verified
+// with the secret only, an EdDSA or ES256 token only with the key its kid
+// names, and only under that key's algorithm.
 type Tokens struct {
 	// Secret is the HS256 key, at least MinSecretBytes long. It may be
-	// empty when Keys is set: HS256 tokens are then refused. Set beside
-	// EdDSA or ES256 issued, it verifies only the HS256 tokens of before
-	// the switch when Keys implements SignedSince.
+	// empty when Keys is set, and HS256 tokens are then refused. Kept
+	// after a switch to EdDSA or ES256, it still verifies the HS256 tokens
+	// issued before the switch (when Keys implements SignedSince).
 	Secret []byte
-	// Alg is the algorithm of issued tokens: HS256, or EdDSA or ES256,
-	// which sign with Keys.SigningKey() (whose own Alg is written). Empty
-	// means HS256 when Secret is set, and a Tokens that only verifies
-	// otherwise.
+	// Alg is the algorithm of issued tokens: HS256, EdDSA or ES256.
+	// EdDSA and ES256 sign with Keys.SigningKey(), and the key's own Alg
+	// is written. Empty means HS256 when Secret is set; without a Secret
+	// the Tokens only verifies.
 	Alg string
 	// Keys holds the asymmetric keys; nil when only HS256 is used.
 	Keys KeySource
@@ -195,13 +195,11 @@ func (t *Tokens) validate() error {
 	return t.checkAlgorithms(t.Algorithms)
 }
 
-// Issue signs an access token for the owner id of type owner and its
-// session sessionID (the sid claim), bound to client (web or app) through
-// its audience, and returns it with its expiry. Any non-nil UUIDs are
-// accepted as id and sessionID;
-// the service's ids are version 7. An asymmetric token carries the kid of
-// the signing key. The token carries no amr or auth_time claim: see
-// IssueAuthenticated.
+// Issue signs an access token and returns it with its expiry. The token
+// names the owner (its type and id), its session (the sid claim) and its
+// token version, and is bound to client (web or app) by its audience. An
+// asymmetric token carries the kid of its signing key. The token has no
+// amr or auth_time claim; IssueAuthenticated adds them.
 func (t *Tokens) Issue(owner action.OwnerType, id, sessionID uuid.UUID, tokenVersion int64, client action.Client) (token string, expiresAt time.Time, err error) {
 	return t.IssueAuthenticated(owner, id, sessionID, tokenVersion, client, Authentication{})
 }
@@ -278,15 +276,17 @@ func (t *Tokens) Parse(owner action.OwnerType, token string) (Claims, error) {
 }
 
 // ParseContext verifies token as an access token of owner type owner and
-// returns its claims. It checks, besides the signature (of an accepted
-// algorithm, with the secret or the key the kid names): the size, iss, exp
-// (required) and iat (required, not in the future) with ClockSkew leeway,
-// that type equals owner, that aud is a single string naming owner and
-// client web or app, that sub and sid are UUIDs and that tokenVersion is a
-// non-negative integer. ctx bounds a KeySource that has to look a kid up.
-// Every refusal wraps ErrInvalidToken; a KeySource that could not find out
-// whether it has the token's kid (an error not wrapping ErrUnknownKey) is
-// no refusal, and its error is returned as it is.
+// returns its claims. ctx bounds a KeySource that has to look a kid up.
+//
+// Besides the signature (an accepted algorithm, with the secret or the key
+// the kid names) it checks the size; iss; exp and iat, both required and
+// with ClockSkew leeway; that type equals owner; that aud is one string
+// naming owner and client web or app; that sub and sid are UUIDs; and that
+// tokenVersion is a non-negative integer.
+//
+// Every refusal wraps ErrInvalidToken. A KeySource that cannot tell
+// whether it has the kid (an error not wrapping ErrUnknownKey) is not a
+// refusal: its error is returned unchanged.
 func (t *Tokens) ParseContext(ctx context.Context, owner action.OwnerType, token string) (Claims, error) {
 	if err := t.init(); err != nil {
 		return Claims{}, err
@@ -349,10 +349,9 @@ func (t *Tokens) keyfunc(tok *jwt.Token) (any, error) {
 }
 
 // keyFor returns the key that verifies tok, whose alg the parser has
-// already found in Algorithms: the secret for HS256 (a token with a kid
-// is refused, and so is one issued after a switch to keys: SignedSince),
-// else the key its kid names, which must be of that very
-// algorithm.
+// already accepted. For HS256 that is the secret, refused to a token with
+// a kid or issued after a switch to keys (see SignedSince); otherwise it
+// is the key the kid names, which must be of the token's algorithm.
 func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
 	alg := tok.Method.Alg()
 	if alg == HS256 {
@@ -378,13 +377,14 @@ func (t *Tokens) keyFor(ctx context.Context, tok *jwt.Token) (any, error) {
 	return k.Public, nil
 }
 
+// invalid wraps reason as a refusal of the token.
 func invalid(reason error) error { return fmt.Errorf("%w: %w", ErrInvalidToken, reason) }
 
-// keySourceFailure carries through the JWT parser a KeySource's failure to
-// find out whether it has a kid (its database unreachable, say): not a
-// refusal of the token, so Parse returns it as it is, and the request is
-// answered as the failure says (503 for an unavailable dependency), never
-// as an anonymous one that would make the client drop a valid token.
+// keySourceFailure carries a KeySource's failure through the JWT parser.
+// Such a failure (the key database unreachable, say) is not a refusal of
+// the token, so Parse returns it unchanged: the request is answered as
+// the failure says (503 when a dependency is down) instead of as an
+// anonymous one, which would make the client drop a valid token.
 type keySourceFailure struct{ err error }
 
 func (f *keySourceFailure) Error() string { return f.err.Error() }

@@ -26,13 +26,13 @@ type SMTPConfig struct {
 	Username string
 	Password string
 	// ImplicitTLS is smtps://: TLS from the first byte. Otherwise STARTTLS
-	// is used when the server offers it, and RequireTLS decides what a
-	// server that does not offer it gets.
+	// is used when the server offers it, and RequireTLS decides what
+	// happens when it does not.
 	ImplicitTLS bool
-	// RequireTLS makes STARTTLS mandatory for smtp://: a server that does
-	// not offer it fails the send (which the mail job retries) rather than
+	// RequireTLS makes STARTTLS mandatory for smtp://. A server that does
+	// not offer it fails the send (the mail job retries) instead of
 	// receiving the message, links included, in plaintext. Production sets
-	// it; elsewhere a local server without TLS keeps working.
+	// it; elsewhere it is off, so a local server without TLS still works.
 	RequireTLS bool
 	// Insecure skips the verification of the server's certificate
 	// (?insecure=true; refused in production by the configuration).

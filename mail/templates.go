@@ -1,14 +1,14 @@
 // Package mail renders the account mails (password reset, address
-// verification, notices of changes to the second factor) in the
-// recipient's locale from templates embedded in the
-// binary, and delivers them from a background job over SMTP.
+// verification, notices of changes to the account) in the recipient's
+// locale, from templates embedded in the binary, and delivers them from a
+// background job over SMTP.
 //
 // A mail is queued in two parts: its content, link included, under a Redis
 // key that expires with the one-time token it carries, and a job on
-// MailQueue that names that key and nothing else. The job sends the content
-// and deletes the key once the SMTP server has accepted it, so a retry
-// after acceptance finds nothing to send, and a Redis dump never holds a
-// usable link longer than its token lives.
+// MailQueue that names that key and nothing else. The job sends the
+// content and deletes the key once the SMTP server has accepted it. So a
+// retry after acceptance finds nothing to send, and a Redis dump never
+// holds a usable link longer than its token lives.
 package mail
 
 import (
@@ -103,6 +103,7 @@ func NewTemplates(locales []string) (*Templates, error) {
 	return newTemplates(embedded, locales)
 }
 
+// newTemplates is NewTemplates over the templates of fsys.
 func newTemplates(fsys fs.FS, locales []string) (*Templates, error) {
 	if len(locales) == 0 {
 		return nil, fmt.Errorf("mail: no locales")

@@ -82,8 +82,9 @@ func (s *Service) PublishLater(ctx context.Context, owner, id uuid.UUID) (string
 }
 
 // RunPublishJob is the background publish: moderation, then the
-// conditional update that also writes the preview, then the event. A post that is gone, already
-// published or refused by moderation ends the job without a retry.
+// conditional update that also writes the preview, then the event. A post
+// that is gone, already published or refused by moderation ends the job
+// without a retry.
 func (s *Service) RunPublishJob(ctx context.Context, id uuid.UUID) error {
 	p, err := s.Store.ByID(ctx, s.DB, id)
 	if errors.Is(err, models.ErrNotFound) {
@@ -123,6 +124,7 @@ func (s *Service) announce(ctx context.Context, p *models.Post, how string) {
 	}
 }
 
+// notFound turns the store's models.ErrNotFound into ErrNotFound.
 func notFound(err error) error {
 	if errors.Is(err, models.ErrNotFound) {
 		return ErrNotFound

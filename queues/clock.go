@@ -59,6 +59,7 @@ type Clock struct {
 	stopped bool
 }
 
+// schedule is a Schedule with its parsed spec.
 type schedule struct {
 	Schedule
 	cron cron.Schedule
@@ -182,6 +183,8 @@ func (c *Clock) fire(ctx context.Context, s schedule, t time.Time) {
 	c.log.Error("clock could not enqueue a tick", append(attrs, "error", err.Error())...)
 }
 
+// runScript runs fireScript for the tick epoch of job in namespace ns, with
+// raw the job's JSON, and returns the script's answer.
 func (c *Clock) runScript(ctx context.Context, ns, job string, epoch int64, raw []byte) (int, error) {
 	conn, err := c.pool.GetContext(ctx)
 	if err != nil {

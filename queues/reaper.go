@@ -100,6 +100,8 @@ type reaper struct {
 	done     chan struct{}
 }
 
+// newReaper returns a reaper of namespaces (namespace to queue), not yet
+// started.
 func newReaper(pool *redis.Pool, namespaces map[string]string, deadAfter time.Duration, log *slog.Logger) *reaper {
 	return &reaper{pool: pool, namespaces: namespaces, deadAfter: deadAfter, log: log,
 		stop: make(chan struct{}), done: make(chan struct{})}
@@ -113,6 +115,7 @@ func (r *reaper) interval() time.Duration {
 	return base + rand.N(r.deadAfter/8)
 }
 
+// start runs the reaper's loop in the background.
 func (r *reaper) start() { go r.loop() }
 
 // halt stops the loop and waits for a running pass to end.
@@ -121,6 +124,7 @@ func (r *reaper) halt() {
 	<-r.done
 }
 
+// loop runs a pass at each interval until halt.
 func (r *reaper) loop() {
 	defer close(r.done)
 	timer := time.NewTimer(r.interval())
@@ -169,6 +173,8 @@ func redisNow(conn redis.Conn) (float64, error) {
 	return float64(t[0]) + float64(t[1])/1e6, nil
 }
 
+// reapNamespace reaps every dead pool of ns, the namespace of queue, with
+// now Redis's time, and returns the number of jobs requeued.
 func (r *reaper) reapNamespace(conn redis.Conn, ns, queue string, now float64) (int, error) {
 	poolsKey := ns + ":worker_pools"
 	ids, err := redis.Strings(conn.Do("SMEMBERS", poolsKey))

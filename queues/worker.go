@@ -126,6 +126,8 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 	return w, nil
 }
 
+// check refuses a cfg that is incomplete, out of range or declares a job
+// twice.
 func (cfg *WorkerConfig) check() error {
 	switch {
 	case cfg.Pool == nil:
@@ -255,6 +257,7 @@ func jobAttrs(queue string, job *work.Job) []any {
 	return []any{"queue", queue, "job", job.Name, "id", job.ID}
 }
 
+// orDiscard returns l, or a logger that discards everything when l is nil.
 func orDiscard(l *slog.Logger) *slog.Logger {
 	if l == nil {
 		return slog.New(slog.DiscardHandler)

@@ -43,6 +43,7 @@ type localCounter struct {
 	shards [shardCount]localShard
 }
 
+// newLocalCounter returns an empty counter.
 func newLocalCounter() *localCounter {
 	c := &localCounter{seed: maphash.MakeSeed()}
 	for i := range c.shards {
@@ -51,6 +52,7 @@ func newLocalCounter() *localCounter {
 	return c
 }
 
+// shard returns the shard of key.
 func (c *localCounter) shard(key string) *localShard {
 	return &c.shards[maphash.String(c.seed, key)&(shardCount-1)]
 }
@@ -79,6 +81,7 @@ func (c *localCounter) sweep(now int64) {
 	}
 }
 
+// sweep is localCounter.sweep for one shard.
 func (s *localShard) sweep(now int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

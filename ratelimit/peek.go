@@ -15,10 +15,10 @@ return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])
 `
 
 // Peek reports whether one more hit on key would be within limit in the
-// current window, without counting one: for a budget spent only after the
-// outcome of a request is known (failures), checked before the request's
-// costly part. Its Decision is Allow's for that next hit, except that
-// Remaining is how many hits the window still allows (that one included).
+// current window, without counting it. It serves a budget checked before
+// the costly part of a request and spent only once its outcome is known
+// (failures). Its Decision is Allow's for that next hit, except that
+// Remaining counts the hits the window still allows, that one included.
 func (l *Limiter) Peek(ctx context.Context, key string, limit int, window time.Duration) Decision {
 	c := l.count(ctx, key, window, l.redisPeek, l.local.peek)
 	return peekDecision(c.hits, limit, c.untilReset, window, c.degraded)

@@ -39,21 +39,22 @@ type SharedConfig struct {
 	Timeout time.Duration
 }
 
-// Shared is a fixed-window limiter whose decisions are taken in process,
-// with no network call, and whose counts are reconciled with Redis in the
-// background: every SyncInterval each instance adds the hits it admitted
-// since the last sync to the shared counter (INCRBY) and reads back the
-// total of every key it holds for the current window, also of keys it has
-// had no new hit on (GET), in one pipelined round trip (per 512 keys). A
-// hit is admitted while the instance's estimate, the last total read from
-// Redis plus its own hits since, is below the limit. Windows are aligned
+// Shared is a fixed-window limiter that decides in process and shares its
+// counts through Redis in the background. A hit is admitted while the
+// instance's estimate (the last total read from Redis plus its own hits
+// since) is below the limit, so a decision costs no network call.
+//
+// Every SyncInterval each instance adds the hits it admitted since the
+// last sync to the shared counter (INCRBY) and reads back the total of
+// every key it holds for the current window, including keys with no new
+// hit (GET), in one pipelined round trip per 512 keys. Windows are aligned
 // to the clock (window k of length w covers [k·w, (k+1)·w)), so instances
 // with synchronised clocks count the same window.
 //
 // Instances learn of each other's hits late, so together they may admit
-// more than the limit: see the package documentation for the bound. When
-// Redis fails each instance keeps counting alone, logs once, and adds its
-// hits to Redis again when it answers.
+// more than the limit: the package documentation gives the bound. When
+// Redis fails, each instance counts alone, logs once, and adds its hits to
+// Redis when it answers again.
 type Shared struct {
 	pool     *redis.Pool
 	prefix   string
@@ -73,6 +74,7 @@ type Shared struct {
 	done     chan struct{}
 }
 
+// sharedShard is one lock and the keys it guards.
 type sharedShard struct {
 	mu sync.Mutex
 	m  map[localKey]*sharedEntry
@@ -127,6 +129,7 @@ func (s *Shared) Close() {
 	<-s.done
 }
 
+// loop syncs every SyncInterval until Close.
 func (s *Shared) loop() {
 	defer close(s.done)
 	t := time.NewTicker(s.interval)
@@ -186,12 +189,12 @@ type syncItem struct {
 	sent  bool
 }
 
-// Sync reconciles every key held for its current window with Redis: it adds
-// the hits admitted here since the last sync and reads back the shared
-// totals, also of keys with no new hit here, so that an instance learns of
-// the other instances' hits whether or not it sees the client again.
-// Windows that have ended are forgotten. It returns the Redis error, if any,
-// after putting the unsent hits back so a later sync sends them.
+// Sync reconciles every key held for its current window with Redis. It
+// adds the hits admitted here since the last sync and reads back the
+// shared totals, also of keys with no new hit here, so that an instance
+// learns of the others' hits whether or not it sees the client again.
+// Windows that have ended are forgotten. On a Redis error it puts the
+// unsent hits back, for a later sync to send, and returns the error.
 func (s *Shared) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()

@@ -64,29 +64,31 @@ type SlowDownConfig struct {
 	Timeout time.Duration
 }
 
-// SlowDown slows password guessing against one account:
-// failed logins are counted per (e-mail, client) and per e-mail over all
-// clients, and past a threshold each further attempt must wait a delay
-// that doubles with every failure, capped. State lives in Redis, updated by
-// Lua scripts so concurrent attempts on any number of instances see one
-// count; an admitted attempt of a slowed pair or account claims its slot,
-// so concurrent attempts wait for its outcome instead of being evaluated
-// together. E-mails are lowercased and hashed in keys.
+// SlowDown slows down password guessing against an account. It counts
+// failed logins per (e-mail, client) pair and per e-mail over all clients;
+// past a threshold, each further attempt must wait a delay that doubles
+// with every failure, up to a cap.
 //
-// A client that logged in to the account within TrustFor is trusted: by
-// its address, or by its device, an opaque random value the client keeps
+// The counts live in Redis and change only in Lua scripts, so concurrent
+// attempts on any number of instances see one count. An admitted attempt
+// of a slowed pair or account claims its slot, so concurrent attempts wait
+// for its outcome instead of being evaluated together. E-mails are
+// lowercased and hashed in keys.
+//
+// A client that logged in to the account within TrustFor is trusted, by
+// its address or by its device: an opaque random value the client keeps
 // (a cookie, or an app's stored token) and presents with each attempt.
 // Succeeded hands the device value out; only its hash is stored, per
-// account, and each success extends it. A trusted client is never slowed by
-// the account-wide count, and a trusted device's pair is the device itself
-// rather than its address, so that failures of others (from its network,
-// even) never slow it; its own failures do.
+// account, and each success extends the trust. A trusted client is never
+// slowed by the account-wide count. A trusted device's pair is the device
+// itself, not its address, so others' failures (even from its network)
+// never slow it; only its own do.
 //
-// Trust has two kinds. A login that completed every factor it owed
-// (Succeeded) trusts the client for passwords and for second factors; a
-// proof of the password or of the mailbox alone (Proved: a reset, a
-// password change, a password re-authentication) trusts it for passwords
-// only, so that CheckFactor still counts it against the account: whoever
+// Trust comes in two kinds. A login that completed every factor it owed
+// (Succeeded) trusts the client for passwords and for second factors. A
+// proof of the password or the mailbox alone (Proved: a reset, a password
+// change, a password re-authentication) trusts it for passwords only, and
+// CheckFactor still counts its second factors against the account: whoever
 // controls only the mailbox gains no unthrottled second-factor guesses.
 //
 // SlowDown fails open: when Redis is unavailable attempts are not slowed
@@ -133,10 +135,10 @@ func NewSlowDown(cfg SlowDownConfig) *SlowDown {
 	return s
 }
 
-// Wait reports how long an attempt to log in to email from the client at
-// ip, presenting device ("" if none), must wait before it may be
-// evaluated; zero means now, and then the attempt holds the slot until
-// Failed or Succeeded (or its delay passes).
+// Wait reports how long a login attempt must wait before it may be
+// evaluated: an attempt on email from the client at ip, presenting device
+// ("" if none). Zero means at once, and the attempt then holds the slot
+// until Failed or Succeeded (or until its delay passes).
 func (s *SlowDown) Wait(ctx context.Context, email, ip, device string) time.Duration {
 	ms, err := redis.Int64(s.run(ctx, s.check, email, ip, device, "", false))
 	if err != nil || ms <= 0 {
@@ -145,12 +147,11 @@ func (s *SlowDown) Wait(ctx context.Context, email, ip, device string) time.Dura
 	return time.Duration(ms) * time.Millisecond
 }
 
-// CheckFactor is Wait for a second factor's attempt, which must not go
-// unchecked (only this bounds its guesses across challenges): only a
-// client trusted by a completed login (Succeeded) skips the account's
-// count, and when Redis cannot be asked it fails closed with an error
-// marked unavailable (dependency.Unavailable), instead of letting the
-// attempt through.
+// CheckFactor is Wait for an attempt at a second factor. Only a client
+// trusted by a completed login (Succeeded) skips the account's count.
+// Unlike Wait it fails closed: when Redis cannot be asked it returns an
+// error marked dependency.Unavailable instead of letting the attempt
+// through, since only this check bounds guesses across challenges.
 func (s *SlowDown) CheckFactor(ctx context.Context, email, ip, device string) (time.Duration, error) {
 	reply, err := s.run(ctx, s.check, email, ip, device, "", true)
 	if err != nil {
@@ -168,14 +169,14 @@ func (s *SlowDown) Failed(ctx context.Context, email, ip, device string) {
 	_, _ = s.run(ctx, s.fail, email, ip, device, "", false)
 }
 
-// Succeeded records a login that completed every factor it owed: the
-// pair's failures are forgotten and the client is trusted by the account
-// for TrustFor, for passwords and second factors, by its address and by a
-// device. It returns the device value the client should keep: device
-// itself when the account trusts it already (its trust is extended), else
-// a new random value (a value the account does not trust, planted by
-// someone else say, is never adopted). Without Redis it returns device if
-// it is well formed, else a new value.
+// Succeeded records a login that completed every factor it owed. The
+// pair's failures are forgotten, and the account trusts the client's
+// address and device for TrustFor, for passwords and second factors.
+//
+// It returns the device value the client should keep: device itself when
+// the account trusts it already (its trust is extended), else a new random
+// value, so that a value planted by someone else is never adopted. Without
+// Redis it returns device if it is well formed, else a new value.
 func (s *SlowDown) Succeeded(ctx context.Context, email, ip, device string) string {
 	return s.succeeded(ctx, email, ip, device, true)
 }
@@ -188,6 +189,7 @@ func (s *SlowDown) Proved(ctx context.Context, email, ip, device string) string 
 	return s.succeeded(ctx, email, ip, device, false)
 }
 
+// succeeded is Succeeded (full) and Proved (not full).
 func (s *SlowDown) succeeded(ctx context.Context, email, ip, device string, full bool) string {
 	fresh := NewDevice()
 	kept, err := redis.Int64(s.run(ctx, s.success, email, ip, device, fresh, full))
@@ -255,6 +257,8 @@ func (s *SlowDown) run(ctx context.Context, script *redis.Script, email, ip, dev
 	return reply, nil
 }
 
+// do runs script with args on a connection whose every command has the
+// configured timeout.
 func (s *SlowDown) do(ctx context.Context, script *redis.Script, args []any) (any, error) {
 	conn, err := s.cfg.Pool.GetContext(ctx)
 	if err != nil {

@@ -7,14 +7,13 @@ import (
 	"time"
 )
 
-// TestDisableTOTP: turning TOTP off takes one of its codes or a recovery
-// code (a wrong one changes nothing), removes the recovery codes, and
-// logins are one step again.
+// TestDisableTOTP: the HTTP answers of turning TOTP off (the engine's
+// TestDisableTOTP checks what it changes): 400 without TOTP, for a wrong
+// code and for a missing one, then 200 with the user, mfaEnabled false.
 func TestDisableTOTP(t *testing.T) {
 	t.Parallel()
 	clock := newTestClock()
 	s := startServerClock(t, testEnv(t), clock.Now)
-	db := s.db()
 	u := register(t, s.client(), "web")
 	disable := func(code string) *apiResponse {
 		return u.c.call(http.MethodPost, "/v1/users/mfa/totp/disable", map[string]any{"code": code}, u.auth()...)
@@ -22,30 +21,12 @@ func TestDisableTOTP(t *testing.T) {
 	disable("123456").want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
 	u.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, u.auth()...).want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
 	m := enroll(t, u, clock, "user")
-	for _, bad := range []string{totpAt(t, m.secret, clock.Now()), "000000", "AAAAA-AAAAA-AAAAA-AAAAA", "nonsense"} {
-		disable(bad).want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE") // the first is the setup's code: spent
-	}
+	disable("000000").want(t, 400, "USER_BAD_REQUEST_INVALID_TOTP_CODE")
 	disable("").want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
-	firstStep(t, s, "/v1/users/login", m.email)
-	r := disable(m.codes[9]).want(t, 200, "")
-	if r.obj("user")["mfaEnabled"] != false {
+	if r := disable(m.codes[9]).want(t, 200, ""); r.obj("user")["mfaEnabled"] != false {
 		t.Errorf("answer %s", r.Raw)
 	}
-	var left int
-	if err := db.GetContext(t.Context(), &left, `SELECT (SELECT count(*) FROM mfa_totp WHERE owner_id = $1) + (SELECT count(*) FROM mfa_recovery_codes WHERE owner_id = $1)`, m.id); err != nil || left != 0 {
-		t.Errorf("%d TOTP rows and recovery codes left, %v", left, err)
-	}
-	if eventsOf(t, db, m.id, "mfa_disabled") != 1 {
-		t.Error("no mfa_disabled event")
-	}
 	s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": m.email, "password": strongPassword}).want(t, 201, "")
-
-	// Again with a TOTP code.
-	clock.Advance(time.Minute)
-	m = enroll(t, u, clock, "user")
-	clock.Advance(30 * time.Second)
-	disable(totpAt(t, m.secret, clock.Now())).want(t, 200, "")
-	disable(totpAt(t, m.secret, clock.Now())).want(t, 400, "USER_BAD_REQUEST_MFA_NOT_ENABLED")
 }
 
 // TestReauthenticationWindow: sensitive actions need an authentication no

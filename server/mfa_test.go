@@ -3,12 +3,10 @@ package main
 import (
 	"encoding/base32"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -191,63 +189,6 @@ func TestVerifyRefusals(t *testing.T) {
 	clock.Advance(30 * time.Second)
 	verify(c, "user", token, "totp", totpAt(t, m.secret, clock.Now()), append(m.auth(), other...)...).want(t, 401, "UNAUTHORIZED")
 	verify(c, "user", token, "totp", totpAt(t, m.secret, clock.Now()), other...).want(t, 201, "")
-}
-
-// TestVerifyRace: ten parallel second steps give exactly one 201, round
-// after round: with one TOTP code on ten challenges (the step is accepted
-// once), and with ten different recovery codes on one challenge (the
-// challenge completes once).
-func TestVerifyRace(t *testing.T) {
-	t.Parallel()
-	// Each request from its own client, so that the per-account slow-down
-	// (which wrong codes feed) slows none of them.
-	s, clock, m := mfaServer(t, "TRUST_PROXY=true", "MFA_CHALLENGE_MAX_ATTEMPTS=100")
-	const parallel, rounds = 10, 8
-	from := func(round, i int) []string { return xff(fmt.Sprintf("2001:db8:%d:%d::1", round, i)) }
-	for round := range rounds {
-		clock.Advance(30 * time.Second)
-		shared := round%2 == 1
-		tokens, methods, codes := make([]string, parallel), make([]string, parallel), make([]string, parallel)
-		if shared {
-			fresh := strs(m.c.call(http.MethodPost, "/v1/users/mfa/recoverycodes/regenerate", nil, m.auth()...).want(t, 200, "").Body["recoveryCodes"])
-			token := firstStep(t, s, "/v1/users/login", m.email, from(round, 0)...)
-			for i := range parallel {
-				tokens[i], methods[i], codes[i] = token, "recovery_code", fresh[i]
-			}
-		} else {
-			code := totpAt(t, m.secret, clock.Now())
-			for i := range parallel {
-				tokens[i], methods[i], codes[i] = firstStep(t, s, "/v1/users/login", m.email, from(round, i)...), "totp", code
-			}
-		}
-		answers := make([]*apiResponse, parallel)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range parallel {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := s.client()
-				<-start
-				answers[i] = verify(c, "user", tokens[i], methods[i], codes[i], from(round, i)...)
-			}()
-		}
-		close(start)
-		wg.Wait()
-		created := 0
-		for _, r := range answers {
-			switch {
-			case r.Status == 201:
-				created++
-			case r.Status == 400 && (r.str("error") == "USER_BAD_REQUEST_INVALID_TOTP_CODE" || r.str("error") == "USER_BAD_REQUEST_INVALID_MFA_TOKEN"):
-			default:
-				t.Errorf("round %d: %d %s", round, r.Status, r.Raw)
-			}
-		}
-		if created != 1 {
-			t.Fatalf("round %d (shared challenge %v): %d answers 201, want exactly 1", round, shared, created)
-		}
-	}
 }
 
 // TestRecoveryCodes: a recovery code logs in once, whatever its case and

@@ -1,8 +1,9 @@
 // Package accountstest builds the real account engine for tests: an
 // accounts.Service of users and one of admins, wired as the server wires
 // them, over a PostgreSQL database and a Redis key namespace of the test's
-// own, with cheap password hashing, a clock the test can move, and hooks
-// that record what the engine reports (ended sessions, refresh outcomes).
+// own, with cheap password hashing, a data key for second factors, a
+// clock the test can move, and hooks that record what the engine reports
+// (ended sessions, refresh outcomes).
 //
 // It serves the tests of package accounts and of the actions built on it:
 //
@@ -26,6 +27,7 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/auth/datakey"
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/internal/redistest"
 	"github.com/actionkit/actionkit/internal/testclock"
@@ -64,6 +66,9 @@ type Env struct {
 	Tokens    *auth.Tokens
 	Hasher    *auth.Hasher
 	Log       *slog.Logger
+	// DataKey seals the engines' TOTP secrets and keys their recovery
+	// codes.
+	DataKey *datakey.Key
 	// Users and Admins are the engines of the two owner types. Users
 	// sends mail (reset and verification); Admins, like the server's,
 	// does not.
@@ -88,6 +93,9 @@ func New(t testing.TB) *Env {
 		Tokens: tokens, Hasher: auth.NewHasher(auth.HasherConfig{MemoryKiB: 1024, Time: 1, Threads: 1, Concurrency: 2}),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
+	if e.DataKey, err = datakey.Random(); err != nil {
+		t.Fatalf("accountstest: %v", err)
+	}
 	e.Users = e.NewService(t, accounts.Users)
 	e.Admins = e.NewService(t, accounts.Admins)
 	return e
@@ -100,6 +108,8 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	t.Helper()
 	s := &Service{Service: accounts.NewService(kind, e.DB, e.Tokens, e.Hasher, RefreshTTL, e.Log)}
 	s.Now = e.Clock.Now
+	s.MFA = accounts.DefaultMFASettings()
+	s.MFA.Key = e.DataKey
 	s.Ended = func(owner action.OwnerType, id uuid.UUID, sessions []uuid.UUID) {
 		s.ended.add(Ended{Owner: owner, ID: id, Sessions: sessions})
 	}
@@ -112,8 +122,11 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 		PairFailures: SlowDownAfter,
 		FirstDelay:   SlowDownFirst,
 	})
+	// Both kinds mail their notices (of changes to the second factor, say);
+	// only users mail reset and verification links.
+	s.Notices = e.mailer(t)
 	if kind.Type == accounts.Users.Type {
-		s.Mail = e.mailSettings(t)
+		s.Mail = e.mailSettings(s.Notices)
 	}
 	s.Credentials = &accounts.Credentials{Engine: s.Service}
 	s.PasskeyFlows = accounts.NewPasskeys(s.Service, nil)
@@ -122,19 +135,23 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	return s
 }
 
-// mailSettings are the users' mail flows: real templates, a mailer that
-// stores each message in Redis and queues its job (no worker sends it).
-func (e *Env) mailSettings(t testing.TB) *accounts.MailSettings {
+// mailer is a mailer with real templates that stores each message in
+// Redis and queues its job (no worker sends it).
+func (e *Env) mailer(t testing.TB) *mail.Mailer {
 	t.Helper()
 	templates, err := mail.NewTemplates([]string{"en", "es", "zh-TW"})
 	if err != nil {
 		t.Fatalf("accountstest: %v", err)
 	}
-	enqueuer := queues.NewEnqueuer(e.Redis, e.Namespace)
+	return &mail.Mailer{Templates: templates, Sender: mail.LogSender{Log: e.Log}, Pool: e.Redis,
+		Prefix: e.Namespace, Enqueuer: queues.NewEnqueuer(e.Redis, e.Namespace), Now: e.Clock.Now, Log: e.Log}
+}
+
+// mailSettings are the users' mail flows, sent with mailer.
+func (e *Env) mailSettings(mailer *mail.Mailer) *accounts.MailSettings {
 	return &accounts.MailSettings{
-		Mailer: &mail.Mailer{Templates: templates, Sender: mail.LogSender{Log: e.Log}, Pool: e.Redis,
-			Prefix: e.Namespace, Enqueuer: enqueuer, Now: e.Clock.Now, Log: e.Log},
-		Enqueuer:  enqueuer,
+		Mailer:    mailer,
+		Enqueuer:  mailer.Enqueuer,
 		ResetURL:  "https://app.example/reset?token={token}",
 		VerifyURL: "https://app.example/verify?token={token}",
 		ResetTTL:  ResetTTL, VerifyTTL: 24 * time.Hour,

@@ -1,0 +1,130 @@
+package accounts_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/accounts"
+	"github.com/actionkit/actionkit/accounts/accountstest"
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/models"
+)
+
+// endRaceRounds is how many times each race below runs. One round is a
+// narrow window (a rotation committing while the end runs), so it takes
+// many to catch a wrong lock order reliably.
+const endRaceRounds = 200
+
+// raceRefreshAgainstEnd runs a refresh of a fresh app session and an end
+// of that session (end, given its owner and session id) at the same
+// instant, endRaceRounds times. A refresh never ends a session, so the end
+// must find it and succeed whichever runs first; afterwards no row of the
+// session may be live and a token the refresh got must not refresh.
+func raceRefreshAgainstEnd(t *testing.T, end func(svc *accountstest.Service, owner, session uuid.UUID) error) {
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.App)
+	bad := 0
+	for i := range endRaceRounds {
+		acc, iss := users.LoggedIn(t, action.App)
+		var (
+			refreshed          *accounts.Issued
+			refreshErr, endErr error
+			wg                 sync.WaitGroup
+		)
+		start := make(chan struct{})
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			refreshed, refreshErr = users.Refresh(t.Context(), iss.RefreshToken, o)
+		}()
+		go func() { defer wg.Done(); <-start; endErr = end(users, acc.ID, iss.Session.SessionID) }()
+		close(start)
+		wg.Wait()
+		live := 0
+		for _, s := range users.Live(t, acc.ID) {
+			if s.SessionID == iss.Session.SessionID {
+				live++
+			}
+		}
+		var reusedErr error = accounts.ErrInvalidRefresh
+		if refreshErr == nil {
+			_, reusedErr = users.Refresh(t.Context(), refreshed.RefreshToken, o)
+		}
+		if endErr != nil || live != 0 || reusedErr == nil {
+			bad++
+			t.Errorf("round %d: the end answered %v, the refresh %v, then %d live rows and its new token %v",
+				i, endErr, refreshErr, live, reusedErr)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rounds: the session was not ended, or outlived an end that succeeded", bad, endRaceRounds)
+	}
+}
+
+// TestLogoutRacingRefresh: a logout and a refresh of the same session at
+// once; a logout that succeeds leaves nothing of the session alive.
+func TestLogoutRacingRefresh(t *testing.T) {
+	raceRefreshAgainstEnd(t, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+		return svc.Logout(t.Context(), owner, session, "", accountstest.Origin(action.App))
+	})
+}
+
+// TestRevokeSessionRacingRefresh: the same race with RevokeSession from
+// the session itself (a logout by another name).
+func TestRevokeSessionRacingRefresh(t *testing.T) {
+	raceRefreshAgainstEnd(t, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+		return svc.RevokeSession(t.Context(), owner, session, session, accountstest.Origin(action.App))
+	})
+}
+
+// TestConcurrentReplaysRunTheTheftResponseOnce replays one rotated refresh
+// token ten times at once, many times over: each replay is refused, and
+// the theft response (token version bumped, refresh_theft recorded) runs
+// exactly once per round however the replays interleave.
+func TestConcurrentReplaysRunTheTheftResponseOnce(t *testing.T) {
+	const rounds, replays = 40, 10
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.App)
+	bad := 0
+	for i := range rounds {
+		acc, iss := users.LoggedIn(t, action.App)
+		if _, err := users.Refresh(t.Context(), iss.RefreshToken, o); err != nil {
+			t.Fatal(err)
+		}
+		before := users.Reload(t, acc.ID).TokenVersion
+		errs := make([]error, replays)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j := range replays {
+			wg.Add(1)
+			go func() { defer wg.Done(); <-start; _, errs[j] = users.Refresh(t.Context(), iss.RefreshToken, o) }()
+		}
+		close(start)
+		wg.Wait()
+		refused := 0
+		for _, err := range errs {
+			if errors.Is(err, accounts.ErrInvalidRefresh) {
+				refused++
+			}
+		}
+		bumps := users.Reload(t, acc.ID).TokenVersion - before
+		thefts := 0
+		for _, typ := range users.EventTypes(t, acc.ID) {
+			if typ == models.EventRefreshTheft {
+				thefts++
+			}
+		}
+		if refused != replays || bumps != 1 || thefts != 1 {
+			bad++
+			t.Errorf("round %d: %d of %d replays refused (%v), token version bumped %d times, %d refresh_theft events; want all, 1 and 1",
+				i, refused, replays, errs, bumps, thefts)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rounds ran the theft response other than once", bad, rounds)
+	}
+}
