@@ -51,8 +51,10 @@ func TestLoopbackOrPrivateUse(t *testing.T) {
 func TestResourceURI(t *testing.T) {
 	for raw, want := range map[string]string{
 		"HTTPS://API.Example:443/mcp": "https://api.example/mcp",
-		"http://127.0.0.1:80":         "http://127.0.0.1",
+		"http://127.0.0.1:80":         "http://127.0.0.1/",
 		"https://api.example/":        "https://api.example/",
+		"https://api.example":         "https://api.example/",
+		"https://api.example/a/../b":  "https://api.example/b",
 	} {
 		if got, ok := ResourceURI(raw); !ok || got != want {
 			t.Errorf("%s: %q %v, want %q", raw, got, ok, want)
@@ -61,6 +63,26 @@ func TestResourceURI(t *testing.T) {
 	for _, raw := range []string{"https://api.example/#f", "urn:x", "https://u@api.example/", "/relative"} {
 		if _, ok := ResourceURI(raw); ok {
 			t.Errorf("%s accepted", raw)
+		}
+	}
+}
+
+// TestSameResource: userinfo's audience check takes the issuer written
+// with or without its trailing slash, and nothing else.
+func TestSameResource(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://id.example", "https://id.example", true},
+		{"https://id.example/", "https://id.example", true},
+		{"https://ID.example:443", "https://id.example", true},
+		{"https://id.example/mcp", "https://id.example", false},
+		{"https://id.example.evil", "https://id.example", false},
+		{"", "https://id.example", false},
+	} {
+		if got := sameResource(c.a, c.b); got != c.want {
+			t.Errorf("sameResource(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable", "error_description": "retry later"})
 		return
 	}
-	if t.Audience != s.Issuer || t.Session == uuid.Nil {
+	if !sameResource(t.Audience, s.Issuer) || t.Session == uuid.Nil {
 		invalid("the access token is not for userinfo")
 		return
 	}
@@ -81,4 +81,12 @@ func bearer(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(h[len(prefix):]), true
+}
+
+// sameResource reports whether a and b are one URI in the WHATWG
+// serialization (https://id.example.com and https://id.example.com/ are).
+func sameResource(a, b string) bool {
+	na, ok := ResourceURI(a)
+	nb, ok2 := ResourceURI(b)
+	return ok && ok2 && na == nb
 }

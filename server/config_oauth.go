@@ -62,6 +62,10 @@ func (p *envParser) oauthConfig(c *config) {
 		}
 	}
 	o.InteractionURL = p.publicURL("OAUTH_INTERACTION_URL", c.PublicURL+"/demo")
+	if _, own := p.raw("OAUTH_INTERACTION_URL"); o.Enabled && !own && !c.DemoEnabled {
+		p.fail("OAUTH_INTERACTION_URL", "is unset, and its default page /demo is off (DEMO_ENABLED=false, the production default): "+
+			"set DEMO_ENABLED=true to sign users in on the bundled page, or point OAUTH_INTERACTION_URL at your own")
+	}
 	defaults := c.PublicURL
 	if o.MCPPath != "" {
 		defaults += "," + c.PublicURL + o.MCPPath
