@@ -24,8 +24,9 @@ import (
 // inactive) and RP-initiated logout (the end-session URL built by the
 // library and followed: back to the registered URI with state, the session
 // ended). Once with a confidential client whose ID tokens are RS256 (the
-// server's RSA ID-token key), once with a public client and
-// ACCESS_TOKEN_ALG. A response whose iss is not the issuer's is refused by
+// server's RSA ID-token key), once with one authenticating with
+// client_secret_post and ACCESS_TOKEN_ALG ID tokens, once with a public
+// client. A response whose iss is not the issuer's is refused by
 // the library (mix-up defence), and a code presented twice is the
 // provider's invalid_grant. A dynamic client learns nothing of another
 // client's token by introspection, and its logout is a page with a link.
@@ -36,13 +37,17 @@ func TestOAuthWithOpenIDClient(t *testing.T) {
 		name, auth, alg string
 	}{
 		{"confidential RS256", "basic", "RS256"},
+		{"confidential client_secret_post EdDSA", "post", "EdDSA"},
 		{"public EdDSA", "none", "EdDSA"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			spec := oauthClientSpec{redirectURIs: []string{"http://127.0.0.1/cb"}, postLogout: []string{rpBye}}
-			if c.auth == "none" {
+			switch c.auth {
+			case "none":
 				spec.method = "none"
+			case "post":
+				spec.method = "client_secret_post"
 			}
 			clientID, secret := s.addClient(t, spec)
 			if _, err := s.db.ExecContext(t.Context(), `UPDATE oauth_clients SET id_token_alg = $2 WHERE client_id = $1`, clientID, c.alg); err != nil {
