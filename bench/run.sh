@@ -11,6 +11,10 @@
 # session baseline, and HS256 against EdDSA tokens on one server, each in
 # alternating slices, and the open loop. Leave them out with
 # -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0.
+# The token endpoint's scenarios (oauthcode, oauthrefresh) run on a second
+# server with the OAuth provider on, followed by the read on both servers
+# in alternating slices (-provider-slices 0 leaves it out); for example
+#   bash bench/run.sh -d 3s -plan 'oauthcode:16 oauthrefresh:16' -check-c 16
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.

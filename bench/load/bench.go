@@ -16,8 +16,10 @@ import (
 )
 
 // defaultPlan is what make bench runs: each scenario at a few concurrency
-// levels (for sockets: connected clients).
-const defaultPlan = "read:16,64,128 refresh:16,64 login:8,64 mfalogin:64 publish:16,64 mixed:64 sockets:500,2000"
+// levels (for sockets: connected clients). The token endpoint's scenarios
+// come last: they start a second server and leave OAuth sessions in the
+// shared database, which no other step then meets.
+const defaultPlan = "read:16,64,128 refresh:16,64 login:8,64 mfalogin:64 publish:16,64 mixed:64 sockets:500,2000 oauthcode:64 oauthrefresh:64"
 
 // step is one run of a plan.
 type step struct {
@@ -30,7 +32,7 @@ func parsePlan(s string) ([]step, error) {
 	var steps []step
 	for _, field := range strings.Fields(s) {
 		name, levels, ok := strings.Cut(field, ":")
-		known := name == "sockets"
+		known := name == "sockets" || isOAuthScenario(name)
 		for _, n := range scenarioNames {
 			known = known || n == name
 		}
@@ -77,6 +79,11 @@ type benchConfig struct {
 	limiterSlices int
 	sessionSlices int
 	algSlices     int
+	// The token endpoint's scenarios (oauth.go): at most oauthCodes codes
+	// prepared for a code exchange step, and the read with the provider
+	// off and on in providerSlices alternating slices each (0: none).
+	oauthCodes     int
+	providerSlices int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -108,8 +115,13 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.sessionSlices, "session-slices", 10, "the read and the session baseline, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.algSlices, "alg-slices", 10, "the read with HS256 and with EdDSA tokens, alternating, in this many slices of -d each (0: none)")
+	fs.IntVar(&c.oauthCodes, "oauth-codes", 4000, "oauthcode: codes obtained through authorize + approve before the timed exchange (at most 30 s of it)")
+	fs.IntVar(&c.providerSlices, "provider-slices", 6, "the read with the OAuth provider off and on, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.oauthCodes < 1 || c.oauthCodes > 100000 || c.providerSlices < 0 || c.providerSlices > 100 {
+		return nil, errors.New("bench: -oauth-codes must be from 1 to 100000, -provider-slices from 0 to 100")
 	}
 	if c.openShare < 0 || c.openShare > 2 {
 		return nil, errors.New("bench: -open must be from 0 to 2")
@@ -164,6 +176,7 @@ func benchMain(ctx context.Context, args []string) error {
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	meta.SessionSlices, meta.AlgSlices = cfg.sessionSlices, cfg.algSlices
+	meta.OAuthCodes, meta.ProviderSlices = cfg.oauthCodes, cfg.providerSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
@@ -192,6 +205,7 @@ func benchMain(ctx context.Context, args []string) error {
 	t.pool = newUserPool(t.prefix, url)
 	t.totp = newTOTPPool(t, cfg.run, argonBound(&meta.Argon))
 	b := &benchRun{cfg: cfg, t: t, env: env, blURL: blURL, blPID: bl.pid(), argon: &meta.Argon}
+	defer b.stopOAuth()
 	b.runPlan(ctx)
 	meta.Machine.LoadAfter = loadAvg()
 	meta.WallSeconds = time.Since(cfg.started).Seconds()
@@ -214,6 +228,7 @@ type benchRun struct {
 	blPID int
 	argon *ArgonBound
 	runs  []*Result
+	oauth *oauthBench // the OAuth server, once an OAuth step started it
 }
 
 // record keeps r, prints it and appends it to the results file.
@@ -244,7 +259,7 @@ func (b *benchRun) measureBound(ctx context.Context) {
 func (b *benchRun) runPlan(ctx context.Context) {
 	cfg := b.cfg
 	measuredBase := map[int]bool{}
-	checked := false
+	checked, providerChecked := false, false
 	for i, s := range cfg.plan {
 		login := isLogin(s.Scenario)
 		if login && (i == 0 || !isLogin(cfg.plan[i-1].Scenario)) {
@@ -258,8 +273,17 @@ func (b *benchRun) runPlan(ctx context.Context) {
 			measuredBase[s.Concurrency] = true
 			b.runBaselines(ctx, s.Concurrency)
 		}
-		r := runStep(ctx, cfg, b.t, s)
+		var r *Result
+		if isOAuthScenario(s.Scenario) {
+			r = b.runOAuthStep(ctx, s)
+		} else {
+			r = runStep(ctx, cfg, b.t, s)
+		}
 		b.record(r)
+		if isOAuthScenario(s.Scenario) && !providerChecked && cfg.providerSlices > 0 && ctx.Err() == nil {
+			providerChecked = true
+			b.compareProvider(ctx, cfg.checkC, cfg.providerSlices)
+		}
 		if s.Scenario == "read" && s.Concurrency == cfg.checkC && !checked {
 			checked = true
 			b.crossCheck(ctx, r)

@@ -12,10 +12,10 @@ func TestParsePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 13 || got[0] != (step{"read", 16}) || got[12] != (step{"sockets", 2000}) {
+	if len(got) != 15 || got[0] != (step{"read", 16}) || got[12] != (step{"sockets", 2000}) || got[14] != (step{"oauthrefresh", 64}) {
 		t.Errorf("got %v", got)
 	}
-	if s := planString(got); s != "read:16 read:64 read:128 refresh:16 refresh:64 login:8 login:64 mfalogin:64 publish:16 publish:64 mixed:64 sockets:500 sockets:2000" {
+	if s := planString(got); s != "read:16 read:64 read:128 refresh:16 refresh:64 login:8 login:64 mfalogin:64 publish:16 publish:64 mixed:64 sockets:500 sockets:2000 oauthcode:64 oauthrefresh:64" {
 		t.Errorf("planString = %q", s)
 	}
 	for _, bad := range []string{"", "read", "read:", "read:0", "read:x", "write:4", "read:1,,2", "read:20000"} {

@@ -94,6 +94,12 @@ func startServer(ctx context.Context, path string, env []string, logPath string)
 	if err != nil {
 		return nil, "", err
 	}
+	return startServerPort(ctx, path, env, port, logPath)
+}
+
+// startServerPort is startServer on port, for a server that must know its
+// address before it starts (its PUBLIC_URL).
+func startServerPort(ctx context.Context, path string, env []string, port int, logPath string) (*child, string, error) {
 	env = append(env, "PORT="+strconv.Itoa(port))
 	c, err := startChild("server", path, []string{"all"}, env, logPath, nil)
 	if err != nil {

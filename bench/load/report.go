@@ -39,6 +39,10 @@ type Meta struct {
 	SessionSlices int     `json:"sessionSlices,omitempty"`
 	WrkSlices     int     `json:"wrkSlices,omitempty"`
 	AlgSlices     int     `json:"algSlices,omitempty"`
+	// OAuthCodes bounds the codes of a code exchange step; ProviderSlices
+	// are the slices of each side of the provider off and on comparison.
+	OAuthCodes     int `json:"oauthCodes,omitempty"`
+	ProviderSlices int `json:"providerSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.
@@ -142,6 +146,7 @@ func renderMarkdown(meta *Meta, runs []*Result) string {
 			b.WriteString(rp.crossCheckSection())
 		}
 	}
+	b.WriteString(rp.oauthSection())
 	b.WriteString(rp.socketsSection())
 	b.WriteString(rp.problemsSection())
 	return b.String()

@@ -49,6 +49,9 @@ type Result struct {
 	// Alg is the access tokens' signing algorithm in the alg series:
 	// "HS256" or "EdDSA".
 	Alg string `json:"alg,omitempty"`
+	// Provider is the OAuth provider in the provider series: "off" (the
+	// bench's server) or "on" (the OAuth server, oauth.go).
+	Provider string `json:"provider,omitempty"`
 	// Rate is an open-loop run's schedule, in operations per second.
 	Rate      float64   `json:"rate,omitempty"`
 	Mix       string    `json:"mix,omitempty"`

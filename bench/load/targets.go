@@ -66,6 +66,7 @@ func (rp *report) targetsSection() string {
 	} else {
 		missing("publish")
 	}
+	rows = append(rows, rp.oauthTargets()...)
 	rows = append(rows, rp.socketTargets()...)
 	idle := max(rp.meta.Idle.RSS, rp.meta.Idle.VmRSS)
 	add("idle RSS < 60 MiB", fmtBytes(idle), idle > 0 && idle < 60*mib)
