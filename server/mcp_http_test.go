@@ -1,0 +1,134 @@
+package main
+
+import (
+	"net/http"
+	"reflect"
+	"slices"
+	"testing"
+
+	v1 "github.com/actionkit/actionkit/actions/v1"
+)
+
+// TestScopedActionsOverHTTP: an access token of a real code flow calls
+// the actions its scope covers, for the resource PUBLIC_URL only; a
+// missing scope is the step-up challenge, an action without scopes
+// refuses it, and the MCP resource's token is refused over HTTP.
+func TestScopedActionsOverHTTP(t *testing.T) {
+	s := startOAuthServer(t)
+	meta := s.issuer + "/.well-known/oauth-protected-resource"
+	g := s.oauthToken(t, "account:read", s.issuer)
+	c := g.browser.client
+
+	r := c.call(http.MethodPost, "/v1/users/read", nil, g.bearer()...).want(t, http.StatusOK, "")
+	if r.obj("user")["email"] != g.user.email {
+		t.Fatalf("read answers %s", r.Raw)
+	}
+
+	r = c.call(http.MethodPost, "/v1/posts/create", map[string]any{"title": "t"}, g.bearer()...).
+		want(t, http.StatusForbidden, "FORBIDDEN_INSUFFICIENT_SCOPE")
+	want := `Bearer error="insufficient_scope", scope="account:read posts:write", resource_metadata="` + meta + `"`
+	if got := r.Header.Get("WWW-Authenticate"); got != want {
+		t.Fatalf("challenge %q, want %q", got, want)
+	}
+
+	// An action that declares no scopes never accepts an OAuth token.
+	c.call(http.MethodPost, "/v1/users/sessions", nil, g.bearer()...).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+
+	// No token at all: the challenge names the metadata.
+	r = c.call(http.MethodPost, "/v1/users/read", nil).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer resource_metadata="`+meta+`"` {
+		t.Fatalf("challenge %q", got)
+	}
+
+	// A token for the MCP resource is not one for PUBLIC_URL.
+	m := s.oauthTokenFor(t, g.browser, g.user, g.clientID, "account:read", s.issuer+"/mcp")
+	r = c.call(http.MethodPost, "/v1/users/read", nil, m.bearer()...).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer resource_metadata="`+meta+`"` {
+		t.Fatalf("challenge %q", got)
+	}
+
+	// The first-party token works on a scoped action as before.
+	c.call(http.MethodPost, "/v1/posts/create", map[string]any{"title": "t"}, g.user.auth()...).want(t, http.StatusCreated, "")
+}
+
+// TestScopedTokensEndAtOnce: a revoked app's token and, after a logout
+// everywhere, every OAuth token of the user are refused at the next
+// request, before they expire.
+func TestScopedTokensEndAtOnce(t *testing.T) {
+	s := startOAuthServer(t)
+	g := s.oauthToken(t, "account:read posts:write", s.issuer)
+	c := g.browser.client
+	c.call(http.MethodPost, "/v1/users/read", nil, g.bearer()...).want(t, http.StatusOK, "")
+	c.call(http.MethodPost, "/v1/users/oauth/revokeapp", map[string]any{"clientId": g.clientID}, g.user.auth()...).want(t, http.StatusOK, "")
+	c.call(http.MethodPost, "/v1/users/read", nil, g.bearer()...).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+
+	h := s.oauthTokenFor(t, g.browser, g.user, g.clientID, "posts:write", s.issuer)
+	c.call(http.MethodPost, "/v1/posts/create", map[string]any{"title": "t"}, h.bearer()...).want(t, http.StatusCreated, "")
+	c.call(http.MethodPost, "/v1/users/logoutall", nil, g.user.auth()...).want(t, http.StatusOK, "")
+	c.call(http.MethodPost, "/v1/posts/create", map[string]any{"title": "t"}, h.bearer()...).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+}
+
+// TestOAuthScopesAreDeclared: the scopes the client registry lets clients
+// ask for are those the bundled actions declare, and the authorization
+// server supports them beside the OpenID ones.
+func TestOAuthScopesAreDeclared(t *testing.T) {
+	t.Parallel()
+	declared := []string{}
+	for _, d := range appActions(t, map[string]string{}) {
+		for _, s := range d.Spec.Scopes {
+			if !slices.Contains(declared, s) {
+				declared = append(declared, s)
+			}
+		}
+	}
+	if !slices.Equal(declared, v1.Scopes()) {
+		t.Fatalf("the actions declare %v, the client policy knows %v", declared, v1.Scopes())
+	}
+}
+
+// TestProtectedResourceMetadata: the RFC 9728 documents of PUBLIC_URL and
+// of the MCP endpoint, and the authorization server's scopes.
+func TestProtectedResourceMetadata(t *testing.T) {
+	s := startOAuthServer(t)
+	c := s.client()
+	r := document(t, c, "/.well-known/oauth-protected-resource")
+	wantDoc := func(r *apiResponse, resource string, scopes []any) {
+		t.Helper()
+		want := map[string]any{"resource": resource, "authorization_servers": []any{s.issuer},
+			"scopes_supported": scopes, "bearer_methods_supported": []any{"header"}, "resource_name": "actionkit"}
+		if !reflect.DeepEqual(r.Body, want) {
+			t.Fatalf("metadata %s, want %v", r.Raw, want)
+		}
+	}
+	wantDoc(r, s.issuer, []any{"account:read", "posts:write"})
+	r = document(t, c, "/.well-known/oauth-protected-resource/mcp")
+	wantDoc(r, s.issuer+"/mcp", []any{"account:read", "posts:write"})
+	r = document(t, c, "/.well-known/oauth-authorization-server")
+	if got := r.Body["scopes_supported"]; !reflect.DeepEqual(got, []any{"openid", "profile", "email", "offline_access", "account:read", "posts:write"}) {
+		t.Fatalf("scopes_supported %v", got)
+	}
+	r = c.call(http.MethodPost, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+	if r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+s.issuer+`/.well-known/oauth-protected-resource/mcp"` {
+		t.Fatalf("mcp without a token: %d %q", r.Status, r.Header.Get("WWW-Authenticate"))
+	}
+
+	// MCP_PATH empty serves no MCP endpoint and no document of it.
+	off := startOAuthServer(t, "MCP_PATH=")
+	oc := off.client()
+	if r := oc.call(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", nil); r.Status != http.StatusNotFound {
+		t.Fatalf("the MCP metadata with MCP_PATH empty: %d %s", r.Status, r.Raw)
+	}
+	if r := oc.call(http.MethodPost, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.Status != http.StatusNotFound {
+		t.Fatalf("/mcp with MCP_PATH empty: %d %s", r.Status, r.Raw)
+	}
+}
+
+// document GETs a JSON document that must answer 200.
+func document(t *testing.T, c *client, path string) *apiResponse {
+	t.Helper()
+	r := c.call(http.MethodGet, path, nil)
+	if r.Status != http.StatusOK || r.Body == nil {
+		t.Fatalf("GET %s: %d %s", path, r.Status, r.Raw)
+	}
+	return r
+}
