@@ -47,6 +47,12 @@ func TestScopedActionsOverHTTP(t *testing.T) {
 		t.Fatalf("challenge %q", got)
 	}
 
+	// And a token for PUBLIC_URL is not one for the MCP resource.
+	r = c.call(http.MethodPost, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, g.bearer()...)
+	if r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+meta+`/mcp"` {
+		t.Fatalf("/mcp with the token of PUBLIC_URL: %d %q", r.Status, r.Header.Get("WWW-Authenticate"))
+	}
+
 	// The first-party token works on a scoped action as before.
 	c.call(http.MethodPost, "/v1/posts/create", map[string]any{"title": "t"}, g.user.auth()...).want(t, http.StatusCreated, "")
 }
