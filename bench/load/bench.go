@@ -77,6 +77,9 @@ type benchConfig struct {
 	limiterSlices int
 	sessionSlices int
 	algSlices     int
+	// mcpSlices: the read over HTTP and as an MCP tool call on one server
+	// with the OAuth provider on, alternating (mcp.go; 0: none).
+	mcpSlices int
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -108,8 +111,12 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.sessionSlices, "session-slices", 10, "the read and the session baseline, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.algSlices, "alg-slices", 10, "the read with HS256 and with EdDSA tokens, alternating, in this many slices of -d each (0: none)")
+	fs.IntVar(&c.mcpSlices, "mcp-slices", 10, "the read over HTTP and as an MCP tool call, alternating, in this many slices of -d each (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.mcpSlices < 0 || c.mcpSlices > 100 {
+		return nil, errors.New("bench: -mcp-slices must be from 0 to 100")
 	}
 	if c.openShare < 0 || c.openShare > 2 {
 		return nil, errors.New("bench: -open must be from 0 to 2")
@@ -164,6 +171,7 @@ func benchMain(ctx context.Context, args []string) error {
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	meta.SessionSlices, meta.AlgSlices = cfg.sessionSlices, cfg.algSlices
+	meta.MCPSlices = cfg.mcpSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)

@@ -39,6 +39,8 @@ type Meta struct {
 	SessionSlices int     `json:"sessionSlices,omitempty"`
 	WrkSlices     int     `json:"wrkSlices,omitempty"`
 	AlgSlices     int     `json:"algSlices,omitempty"`
+	// MCPSlices are the alternating slices of the MCP comparison (mcp.go).
+	MCPSlices int `json:"mcpSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.

@@ -49,6 +49,9 @@ type Result struct {
 	// Alg is the access tokens' signing algorithm in the alg series:
 	// "HS256" or "EdDSA".
 	Alg string `json:"alg,omitempty"`
+	// Via is how the mcp series reads: "http" (GET /v1/users/read with an
+	// OAuth token) or "mcp" (the tool read_account).
+	Via string `json:"via,omitempty"`
 	// Rate is an open-loop run's schedule, in operations per second.
 	Rate      float64   `json:"rate,omitempty"`
 	Mix       string    `json:"mix,omitempty"`
