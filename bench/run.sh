@@ -10,7 +10,8 @@
 # server against a second one with the global limiter off, against the
 # session baseline, and HS256 against EdDSA tokens on one server, each in
 # alternating slices, and the open loop. Leave them out with
-# -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0.
+# -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0
+# -mcp-slices 0 (the last: the read over HTTP beside the MCP tool call).
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.
