@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"testing"
@@ -137,4 +138,29 @@ func document(t *testing.T, c *client, path string) *apiResponse {
 		t.Fatalf("GET %s: %d %s", path, r.Status, r.Raw)
 	}
 	return r
+}
+
+// TestClientTokenOnScopedAction: a client_credentials token names no user
+// (no sid): the bundled server declares no client scopes, so it is 401 on
+// a scoped action even with the scope, over HTTP and over MCP.
+func TestClientTokenOnScopedAction(t *testing.T) {
+	s := startOAuthServer(t)
+	scope := "account:read"
+	id, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{mcpRedirect}, grants: []string{"client_credentials"}, scope: &scope})
+	c := s.client()
+	for _, resource := range []string{s.issuer, s.issuer + "/mcp"} {
+		st, out := s.tokenCall(t, id, secret, url.Values{"grant_type": {"client_credentials"}, "scope": {scope}, "resource": {resource}})
+		if st != http.StatusOK || out["scope"] != scope {
+			t.Fatalf("client_credentials for %s: %d %v", resource, st, out)
+		}
+		bearer := []string{"Authorization", "Bearer " + out["access_token"].(string)}
+		if resource == s.issuer {
+			c.call(http.MethodPost, "/v1/users/read", nil, bearer...).want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+			continue
+		}
+		r := c.call(http.MethodPost, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer...)
+		if r.Status != http.StatusUnauthorized {
+			t.Fatalf("/mcp with a client's token: %d %s", r.Status, r.Raw)
+		}
+	}
 }

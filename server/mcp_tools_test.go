@@ -130,3 +130,25 @@ func TestMCPToolsAnswerAsHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallCountsOnceInGlobalLimit: a tool call runs in process within
+// its MCP request, and the global rate limit counts the two once: with
+// RATE_LIMIT_MAX=10, a client's ten MCP tool calls all run (counted twice,
+// the sixth would be refused), the eleventh request is 429.
+func TestToolCallCountsOnceInGlobalLimit(t *testing.T) {
+	s := startOAuthServer(t, "TRUST_PROXY=true", "RATE_LIMIT_MAX=10")
+	g := s.oauthToken(t, "account:read", s.issuer+"/mcp")
+	c := g.browser.client
+	call := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "read_account", "arguments": map[string]any{}}}
+	headers := append(g.bearer(), "Accept", "application/json, text/event-stream", "X-Forwarded-For", "203.0.113.7")
+	for i := range 10 {
+		r := c.call(http.MethodPost, "/mcp", call, headers...)
+		if r.Status != http.StatusOK || !strings.Contains(r.Raw, `"structuredContent"`) || strings.Contains(r.Raw, `"isError":true`) {
+			t.Fatalf("tool call %d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	if r := c.call(http.MethodPost, "/mcp", call, headers...); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("the eleventh request: %d %s", r.Status, r.Raw)
+	}
+}
