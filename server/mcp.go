@@ -31,6 +31,9 @@ func (a *app) oauthResource() *framework.OAuth {
 		Issuer: a.cfg.OAuth.Issuer, Keys: a.keys, Algorithms: []string{a.cfg.AccessTokenAlg},
 		Resource: a.cfg.PublicURL, ResourceName: resourceName, MCPPath: a.cfg.OAuth.MCPPath,
 		Sessions: oauthSessions{users: a.users},
+		// The tools' input schemas document the named rules as the
+		// OpenAPI document does.
+		Rules: openAPIInfo(a.cfg, a.catalog).Rules,
 	}
 }
 

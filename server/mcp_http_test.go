@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "github.com/actionkit/actionkit/actions/v1"
+	"github.com/actionkit/actionkit/internal/openapitest"
 )
 
 // TestScopedActionsOverHTTP: an access token of a real code flow calls
@@ -162,5 +165,31 @@ func TestClientTokenOnScopedAction(t *testing.T) {
 		if r.Status != http.StatusUnauthorized {
 			t.Fatalf("/mcp with a client's token: %d %s", r.Status, r.Raw)
 		}
+	}
+}
+
+// TestOpenAPIOAuthScheme: with the provider on, /openapi.json declares the
+// oauth2 scheme with the declared scopes at the server's endpoints, and
+// each scoped operation takes the first-party scheme or oauth2 with its
+// scopes.
+func TestOpenAPIOAuthScheme(t *testing.T) {
+	s := startOAuthServer(t)
+	doc := document(t, s.client(), "/openapi.json").Body
+	flow := openapitest.At(doc, "components", "securitySchemes", "oauth2", "flows", "authorizationCode").(map[string]any)
+	if flow["authorizationUrl"] != s.issuer+"/oauth2/authorize" || flow["tokenUrl"] != s.issuer+"/oauth2/token" {
+		t.Fatalf("oauth2 flow %v", flow)
+	}
+	if scopes := flow["scopes"].(map[string]any); len(scopes) != 2 || scopes["account:read"] == nil || scopes["posts:write"] == nil {
+		t.Fatalf("oauth2 scopes %v", flow["scopes"])
+	}
+	for path, scope := range map[string]string{"/v1/users/read": "account:read", "/v1/posts/create": "posts:write", "/v1/posts/publish": "posts:write"} {
+		sec, _ := json.Marshal(openapitest.At(doc, "paths", path, "post", "security"))
+		if string(sec) != `[{"jwt-user":[]},{"oauth2":["`+scope+`"]}]` {
+			t.Errorf("%s security %s", path, sec)
+		}
+	}
+	sec, _ := json.Marshal(openapitest.At(doc, "paths", "/v1/users/sessions", "post", "security"))
+	if strings.Contains(string(sec), "oauth2") {
+		t.Errorf("/v1/users/sessions takes oauth2: %s", sec)
 	}
 }
