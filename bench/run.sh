@@ -4,14 +4,15 @@
 # database and writes BENCHMARKS.md.
 # Extra arguments go to `load bench` (try: bin/load bench -h), for example
 #   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
+# (-mcp-slices 0 leaves out the read's MCP cross-check: the same read as an
+# MCP tool call, on a second server with the OAuth provider on).
 # Debian's wrk (installed here when missing) measures the read and the
 # baselines; vegeta, built into the tool, the open loop. The read at 64 is
 # followed by its cross-checks: this tool's own client against wrk, the
 # server against a second one with the global limiter off, against the
 # session baseline, and HS256 against EdDSA tokens on one server, each in
 # alternating slices, and the open loop. Leave them out with
-# -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0
-# -mcp-slices 0 (the last: the read over HTTP beside the MCP tool call).
+# -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0.
 # The whole run is bounded: `load bench` skips the steps still to run 9
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 10 minutes; either way the database and Redis keys are removed.
