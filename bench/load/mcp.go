@@ -27,10 +27,12 @@ const (
 
 // mcpSettings returns env with the OAuth provider and its MCP endpoint on:
 // EdDSA tokens (the provider signs with a key pair), dynamic registration
-// for the bench's client.
+// for the bench's client, and a sign-in page of its own named (production
+// serves no demo page; the bench approves through the interaction API).
 func mcpSettings(env []string) []string {
 	for _, kv := range [][2]string{{"ACCESS_TOKEN_ALG", "EdDSA"}, {"OAUTH_PROVIDER", "true"},
-		{"PUBLIC_URL", mcpPublicURL}, {"OAUTH_DYNAMIC_REGISTRATION", "true"}, {"MCP_PATH", "/mcp"}} {
+		{"PUBLIC_URL", mcpPublicURL}, {"OAUTH_INTERACTION_URL", mcpPublicURL + "/signin"},
+		{"OAUTH_DYNAMIC_REGISTRATION", "true"}, {"MCP_PATH", "/mcp"}} {
 		env = withSetting(env, kv[0], kv[1])
 	}
 	return env

@@ -36,7 +36,7 @@ func TestMCPPart(t *testing.T) {
 // once.
 func TestMCPSettings(t *testing.T) {
 	env := mcpSettings(append(serverSettings("postgres://db", "redis://r", "ns"), "ACCESS_TOKEN_ALG=HS256"))
-	for _, want := range []string{"OAUTH_PROVIDER=true", "ACCESS_TOKEN_ALG=EdDSA", "PUBLIC_URL=" + mcpPublicURL, "OAUTH_DYNAMIC_REGISTRATION=true", "APP_ENV=production"} {
+	for _, want := range []string{"OAUTH_PROVIDER=true", "ACCESS_TOKEN_ALG=EdDSA", "PUBLIC_URL=" + mcpPublicURL, "OAUTH_DYNAMIC_REGISTRATION=true", "OAUTH_INTERACTION_URL=" + mcpPublicURL + "/signin", "APP_ENV=production"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("settings %v lack %s", env, want)
 		}
