@@ -4,6 +4,8 @@
 # database and writes BENCHMARKS.md.
 # Extra arguments go to `load bench` (try: bin/load bench -h), for example
 #   bash bench/run.sh -d 3s -plan 'read:64 sockets:500'
+# (-mcp-slices 0 leaves out the read's MCP cross-check: the same read as an
+# MCP tool call, on a second server with the OAuth provider on).
 # Debian's wrk (installed here when missing) measures the read and the
 # baselines; vegeta, built into the tool, the open loop. The read at 64 is
 # followed by its cross-checks: this tool's own client against wrk, the

@@ -73,6 +73,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 		Stacks:           !cfg.production(),
 		Now:              a.now,
 		Reauthentication: a.reauthentication(),
+		OAuth:            a.oauthResource(),
 	})
 	limits.fw, pr.fw = fw, fw
 	pr.register()

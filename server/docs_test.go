@@ -87,6 +87,9 @@ func TestAPIDocListsEveryAction(t *testing.T) {
 		if sensitive := d.Spec.Reauth >= action.ReauthRecent; sensitive != strings.Contains(row[0], "sensitive") {
 			t.Errorf("docs/api.md: %s is %q; sensitive: %v", d.Spec.Path, row[0], sensitive)
 		}
+		if got, want := oauthWords(row[0]), oauthDeclared(d.Spec); !slices.Equal(got, want) {
+			t.Errorf("docs/api.md: %s names the OAuth scopes and tool %v, the action declares %v", d.Spec.Path, got, want)
+		}
 		var declared []string
 		for _, a := range d.Args {
 			declared = append(declared, a.Name)
@@ -98,6 +101,25 @@ func TestAPIDocListsEveryAction(t *testing.T) {
 	for path := range rows {
 		t.Errorf("docs/api.md lists %s, which the server does not register", path)
 	}
+}
+
+// oauthWords are the OAuth scopes and the tool an access cell of
+// docs/api.md names ("user; OAuth scope `a:b`, tool `x`").
+func oauthWords(cell string) []string {
+	_, rest, ok := strings.Cut(cell, "OAuth scope")
+	if !ok {
+		return nil
+	}
+	return backticked(rest)
+}
+
+// oauthDeclared are the scopes and the tool name an action declares.
+func oauthDeclared(s action.Spec) []string {
+	out := slices.Clone(s.Scopes)
+	if s.Tool != nil {
+		out = append(out, s.Tool.Name)
+	}
+	return out
 }
 
 // accessWord is how docs/api.md names an access rule.

@@ -61,7 +61,9 @@ func (l *rateLimits) middleware(next http.Handler) http.Handler {
 			return
 		}
 		client := ratelimit.ClientKey(framework.ClientIP(r), l.ipv6Prefix)
-		if l.max > 0 {
+		// A tool call runs in process within its MCP request, which
+		// spent the global budget already; its action's class counts.
+		if l.max > 0 && !framework.IsToolCall(r) {
 			if d := l.global.Allow("ip:"+client, l.max, l.window); !d.Allowed {
 				l.refuse(w, r, d)
 				return

@@ -61,9 +61,11 @@ func (a *app) newOAuthServer(limits *rateLimits) *oauthserver.Server {
 // registerOAuth mounts the provider: its interaction actions always (they
 // answer USER_BAD_REQUEST_INVALID_OAUTH_REQUEST while it is off, no request
 // being pending), its discovery documents and protocol endpoints only with
-// OAUTH_PROVIDER.
+// OAUTH_PROVIDER. It supports the scopes of every action registered on fw
+// before it, beside the OpenID ones.
 func (a *app) registerOAuth(fw *framework.Framework, limits *rateLimits) {
 	s := a.newOAuthServer(limits)
+	s.Scopes = supportedScopes(fw)
 	request, approve, deny := s.Actions()
 	framework.Register(fw, request)
 	framework.Register(fw, approve)

@@ -18,11 +18,12 @@ import (
 // registerPath is the RFC 7591 dynamic registration endpoint.
 const registerPath = "/oauth2/register"
 
-// oauthClientPolicy is what clients may name: the OpenID scopes (the
-// scopes actions declare join them with §20) and RS256 or
-// ACCESS_TOKEN_ALG for ID tokens.
+// oauthClientPolicy is what clients may name: the OpenID scopes and the
+// scopes the bundled actions declare (§20; the registry is built before
+// the actions, TestOAuthScopesAreDeclared keeps the two lists equal), and
+// RS256 or ACCESS_TOKEN_ALG for ID tokens.
 func (a *app) oauthClientPolicy() clients.Policy {
-	return clients.Policy{AccessTokenAlg: a.cfg.AccessTokenAlg}
+	return clients.Policy{ActionScopes: v1.Scopes(), AccessTokenAlg: a.cfg.AccessTokenAlg}
 }
 
 // newOAuthClients builds the registration of OAuth clients (compose calls

@@ -275,7 +275,7 @@ func TestOAuthDiscovery(t *testing.T) {
 		"code_challenge_methods_supported":      "S256",
 		"token_endpoint_auth_methods_supported": "none client_secret_basic client_secret_post",
 		"subject_types_supported":               "public", "id_token_signing_alg_values_supported": "RS256 EdDSA",
-		"scopes_supported": "openid profile email offline_access",
+		"scopes_supported": "openid profile email offline_access account:read posts:write",
 	} {
 		var got []string
 		for _, v := range oidcDoc[k].([]any) {

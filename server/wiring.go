@@ -199,9 +199,11 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	a.registerAccountActions(fw, users, cookies)
 	framework.Register(fw, &v2.Login{Accounts: users, Cookies: cookies})
 	a.registerOIDCActions(fw, cookies)
-	a.registerOAuth(fw, limits)
 	framework.Register(fw, &v1.CreatePost{Posts: a.posts})
 	framework.Register(fw, &v1.Publish{Posts: a.posts})
+	// Last: the authorization server supports the scopes of the actions
+	// registered before it.
+	a.registerOAuth(fw, limits)
 }
 
 // registerAccountActions mounts what a user does to its own account:

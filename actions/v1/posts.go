@@ -51,7 +51,8 @@ type PostResult struct {
 // Spec declares V1CreatePost.
 func (*CreatePost) Spec() action.Spec {
 	return action.Spec{Name: "V1CreatePost", Path: "/v1/posts/create", Summary: "Create a draft post",
-		Auth: action.Owner("user"), Status: http.StatusCreated}
+		Auth: action.Owner("user"), Status: http.StatusCreated,
+		Scopes: []string{ScopePostsWrite}, Tool: toolCreatePost}
 }
 
 // Run creates the draft.
@@ -93,7 +94,8 @@ func (r *PublishResult) StatusCode() int {
 // Spec declares V1Publish.
 func (*Publish) Spec() action.Spec {
 	return action.Spec{Name: "V1Publish", Path: "/v1/posts/publish", Summary: "Publish a draft post",
-		Auth: action.Owner("user"), Errors: []errorcodes.Code{posts.PostNotFound}}
+		Auth: action.Owner("user"), Errors: []errorcodes.Code{posts.PostNotFound},
+		Scopes: []string{ScopePostsWrite}, Tool: toolPublishPost}
 }
 
 // Run publishes, or enqueues the publish.

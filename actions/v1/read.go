@@ -35,6 +35,11 @@ func (a *Read) Spec() action.Spec {
 	s.Summary = "Read your own profile"
 	s.Auth = action.Owner(a.Accounts.OwnerKind().Type)
 	s.Errors = []errorcodes.Code{a.Accounts.OwnerKind().Codes.AccountNotFound}
+	if a.Accounts.OwnerKind().Type == accounts.Users.Type {
+		// A user's own account is what an OAuth client or an agent may
+		// read on its behalf; an admin's is not.
+		s.Scopes, s.Tool = []string{ScopeAccountRead}, toolReadAccount
+	}
 	return s
 }
 

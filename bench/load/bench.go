@@ -66,6 +66,9 @@ type benchConfig struct {
 	mix                                 mix
 	// wrk is the wrk binary, which measures the read and the baselines.
 	wrk string
+	// mcpSlices: the read over HTTP and as an MCP tool call on one server
+	// with the OAuth provider on, alternating (mcp.go; 0: none).
+	mcpSlices int
 	// The cross-checks of the read at checkC (see crosscheck.go): this
 	// tool's client beside wrk in wrkSlices alternating slices each, the
 	// open loop at openShare of the closed loop's rate, the read with the
@@ -110,6 +113,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
 	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "the wrk binary, which measures the read and the baselines")
+	fs.IntVar(&c.mcpSlices, "mcp-slices", 10, "the read over HTTP and as an MCP tool call, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.wrkSlices, "wrk-slices", 5, "the read by this tool and by wrk, alternating, in this many slices of -d each (whole seconds; 0: none)")
 	fs.Float64Var(&c.openShare, "open", 0.7, "open-loop read at this share of the closed-loop read's rate (0: none)")
 	fs.IntVar(&c.limiterSlices, "limiter-slices", 10, "the read with the limiter off and on, alternating, in this many slices of -d each (0: none)")
@@ -126,9 +130,9 @@ func parseBench(args []string) (*benchConfig, error) {
 	if c.openShare < 0 || c.openShare > 2 {
 		return nil, errors.New("bench: -open must be from 0 to 2")
 	}
-	for _, n := range []int{c.limiterSlices, c.wrkSlices, c.sessionSlices, c.algSlices} {
+	for _, n := range []int{c.limiterSlices, c.wrkSlices, c.sessionSlices, c.algSlices, c.mcpSlices} {
 		if n < 0 || n > 100 {
-			return nil, errors.New("bench: -wrk-slices, -limiter-slices, -session-slices and -alg-slices must be from 0 to 100")
+			return nil, errors.New("bench: -wrk-slices, -limiter-slices, -session-slices, -alg-slices and -mcp-slices must be from 0 to 100")
 		}
 	}
 	c.base.Warmup = c.run.Warmup
@@ -174,6 +178,7 @@ func benchMain(ctx context.Context, args []string) error {
 		Warmup: cfg.run.Warmup.String(), Posts: cfg.posts, Interval: cfg.interval.String()}
 	meta.Machine = describeMachine(ctx, cfg.pgURL, cfg.redisURL)
 	meta.Machine.Wrk = wrkVersion(ctx, cfg.wrk)
+	meta.MCPSlices = cfg.mcpSlices
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	meta.SessionSlices, meta.AlgSlices = cfg.sessionSlices, cfg.algSlices
 	meta.OAuthCodes, meta.ProviderSlices = cfg.oauthCodes, cfg.providerSlices

@@ -34,6 +34,9 @@ func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 	if b.cfg.algSlices > 0 && ctx.Err() == nil {
 		b.compareAlg(ctx, c)
 	}
+	if b.cfg.mcpSlices > 0 && ctx.Err() == nil {
+		b.compareMCP(ctx, c)
+	}
 }
 
 // side is one load of a comparison and the labels of its result.

@@ -103,6 +103,8 @@ func seriesName(r *Result) string {
 		return "(beside the session baseline)"
 	case "alg":
 		return "(" + r.Alg + " tokens)"
+	case "mcp":
+		return "(" + r.Via + ", OAuth token)"
 	}
 	return ""
 }
@@ -115,6 +117,7 @@ func (rp *report) crossCheckSection() string {
 	b.WriteString(rp.limiterPart())
 	b.WriteString(rp.sessionPart())
 	b.WriteString(rp.algPart())
+	b.WriteString(rp.mcpPart())
 	b.WriteString(rp.openPart())
 	if b.Len() == 0 {
 		return ""

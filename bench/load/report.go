@@ -30,6 +30,8 @@ type Meta struct {
 	Posts        int        `json:"posts"`
 	Interval     string     `json:"interval"`
 	WallSeconds  float64    `json:"wallSeconds"`
+	// MCPSlices are the alternating slices of the MCP comparison (mcp.go).
+	MCPSlices int `json:"mcpSlices,omitempty"`
 	// OpenShare is the open-loop read's rate as a share of the closed
 	// loop's; LimiterSlices and WrkSlices the slices of each side of the
 	// limiter and wrk comparisons, SessionSlices and AlgSlices those of the

@@ -46,6 +46,9 @@ type Result struct {
 	// Limiter is the server's global limiter in the limiter series: "on"
 	// (production settings) or "off" (RATE_LIMIT_MAX=0).
 	Limiter string `json:"limiter,omitempty"`
+	// Via is how the mcp series reads: "http" (GET /v1/users/read with an
+	// OAuth token) or "mcp" (the tool read_account).
+	Via string `json:"via,omitempty"`
 	// Alg is the access tokens' signing algorithm in the alg series:
 	// "HS256" or "EdDSA".
 	Alg string `json:"alg,omitempty"`

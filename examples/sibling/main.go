@@ -10,6 +10,11 @@
 // Then, with an access token from the bundled server's /v1/users/login:
 //
 //	curl -s localhost:8100/v1/notes/add -H 'Authorization: jwt-user <token>' -d '{"text":"hi"}'
+//
+// With OAUTH_ISSUER (the bundled server's PUBLIC_URL, OAUTH_PROVIDER on)
+// and PUBLIC_URL (this service's origin, listed in the server's
+// OAUTH_RESOURCES with its /mcp) it also accepts the server's OAuth access
+// tokens and serves its tool add_note over MCP at /mcp: see README.md.
 package main
 
 import (
@@ -24,6 +29,7 @@ import (
 
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/examples/sibling/notes"
+	"github.com/actionkit/actionkit/framework"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -55,7 +61,17 @@ func run(log *slog.Logger) error {
 		// Not fatal: the keys are fetched again when the first token comes.
 		log.Warn("the server's keys could not be fetched yet", "error", err)
 	}
-	h, err := notes.New(notes.Config{DB: db, Verifier: verifier, Logger: log})
+	cfg := notes.Config{DB: db, Verifier: verifier, Logger: log}
+	if issuer := os.Getenv("OAUTH_ISSUER"); issuer != "" {
+		// The authorization server's metadata names its key set; this
+		// service's resource is its own origin, its MCP endpoint /mcp.
+		if cfg.OAuth, err = framework.DiscoverOAuth(ctx, nil, issuer); err != nil {
+			return err
+		}
+		cfg.OAuth.Resource = getenv("PUBLIC_URL", "http://localhost:8100")
+		cfg.OAuth.MCPPath = "/mcp"
+	}
+	h, err := notes.New(cfg)
 	if err != nil {
 		return err
 	}

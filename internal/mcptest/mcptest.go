@@ -57,6 +57,73 @@ type Result struct {
 // npm the test is skipped, or fails with CI=true.
 func Run(t testing.TB, p Plan) Outcome {
 	t.Helper()
+	var out Outcome
+	runScript(t, "client.mjs", p, &out)
+	return out
+}
+
+// OAuthPlan is what the client does through its own OAuth flow: start
+// from nothing but URL, and approve each authorization request as the
+// user whose first-party token (jwt-user) is UserToken, with the
+// redirect URI RedirectURL; then list the tools and make Calls in order.
+// Client and Tokens, when set, are what the client holds already (a
+// registered client, an access token) instead of registering.
+type OAuthPlan struct {
+	URL         string         `json:"url"`
+	UserToken   string         `json:"userToken"`
+	RedirectURL string         `json:"redirectUrl"`
+	Calls       []Call         `json:"calls"`
+	Client      map[string]any `json:"client,omitempty"`
+	Tokens      map[string]any `json:"tokens,omitempty"`
+}
+
+// Request is one HTTP request the client's SDK made.
+type Request struct {
+	Method          string `json:"method"`
+	URL             string `json:"url"`
+	Status          int    `json:"status"`
+	WWWAuthenticate string `json:"wwwAuthenticate"`
+}
+
+// Authorization is one authorization request the SDK sent the user to,
+// and where the approval sent the browser back.
+type Authorization struct {
+	URL        string `json:"url"`
+	Status     int    `json:"status"`
+	RedirectTo string `json:"redirectTo"`
+}
+
+// OAuthOutcome is what the client got through its OAuth flow.
+type OAuthOutcome struct {
+	Requests       []Request        `json:"requests"`
+	Authorizations []Authorization  `json:"authorizations"`
+	Client         map[string]any   `json:"client"`
+	Tokens         map[string]any   `json:"tokens"`
+	Connected      bool             `json:"connected"`
+	Server         map[string]any   `json:"server"`
+	Tools          []map[string]any `json:"tools"`
+	Calls          []struct {
+		Result *Result  `json:"result"`
+		Error  *Failure `json:"error"`
+		StepUp bool     `json:"stepUp"`
+	} `json:"calls"`
+	Error *Failure `json:"error"`
+}
+
+// RunOAuth carries out p with the TypeScript client and its OAuth flow
+// under node. Without node or npm the test is skipped, or fails with
+// CI=true.
+func RunOAuth(t testing.TB, p OAuthPlan) OAuthOutcome {
+	t.Helper()
+	var out OAuthOutcome
+	runScript(t, "oauth.mjs", p, &out)
+	return out
+}
+
+// runScript runs the node script of the client package with the plan p
+// as its argument and decodes what it prints into out.
+func runScript(t testing.TB, script string, p, out any) {
+	t.Helper()
 	dir := sockettest.NodePackage(t, "client")
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -64,15 +131,13 @@ func Run(t testing.TB, p Plan) Outcome {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", string(raw))
+	cmd := exec.CommandContext(ctx, "node", script, string(raw))
 	cmd.Dir = dir
 	stdout, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("mcptest: node client.mjs: %v", err)
+		t.Fatalf("mcptest: node %s: %v", script, err)
 	}
-	var out Outcome
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if err := json.Unmarshal(stdout, out); err != nil {
 		t.Fatalf("mcptest: the client printed %q: %v", stdout, err)
 	}
-	return out
 }

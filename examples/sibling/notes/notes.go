@@ -5,6 +5,13 @@
 // checks each token's session and version against the shared database, so
 // a logout on the bundled server ends access here too. It has none of the
 // user actions.
+//
+// With OAuth configured it is also an OAuth protected resource of the
+// bundled server's authorization server (CONTRACT §20): adding a note
+// accepts the server's OAuth access tokens with scope posts:write issued
+// for this service, and is the MCP tool add_note at /mcp, so that a
+// third-party application or an AI agent can write notes on a user's
+// behalf without the user's own session.
 package notes
 
 import (
@@ -21,6 +28,7 @@ import (
 
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/auth/accesstoken"
 	"github.com/actionkit/actionkit/auth/jwks"
 	"github.com/actionkit/actionkit/framework"
 )
@@ -34,6 +42,11 @@ type Config struct {
 	// keys (its /.well-known/jwks.json and TOKEN_ISSUER).
 	Verifier *jwks.Verifier
 	Logger   *slog.Logger
+	// OAuth, when set, makes the service a protected resource of the
+	// bundled server's authorization server: framework.DiscoverOAuth of
+	// its issuer, with this service's Resource (its origin) and MCPPath.
+	// Its Sessions is set here: a token is refused once its session ends.
+	OAuth *framework.OAuth
 }
 
 // New returns the service's HTTP handler.
@@ -41,9 +54,19 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.DB == nil || cfg.Verifier == nil {
 		return nil, errors.New("notes: a database and a verifier are needed")
 	}
+	var oauth *framework.OAuth
+	if cfg.OAuth != nil {
+		o := *cfg.OAuth
+		o.Sessions = sessions{load: loadUser(cfg.DB)}
+		if o.ResourceName == "" {
+			o.ResourceName = "notes"
+		}
+		oauth = &o
+	}
 	f := framework.New(framework.Config{
 		Logger:        cfg.Logger,
 		Authenticator: auth.NewAuthenticator(cfg.Verifier.Tokens(), auth.Owner{Type: "user", Load: loadUser(cfg.DB)}),
+		OAuth:         oauth,
 	})
 	store := &store{notes: map[uuid.UUID][]Note{}}
 	framework.Register(f, &Add{store: store})
@@ -73,6 +96,35 @@ func loadUser(db *sqlx.DB) auth.Loader {
 	}
 }
 
+// sessions resolves the caller of an OAuth access token from the user's
+// session it names (its sid), read at every request like a first-party
+// token's: a token of an ended session, or without a session (a client's
+// own), is refused.
+type sessions struct{ load auth.Loader }
+
+// OAuthCaller implements framework.OAuthSessions.
+func (s sessions) OAuthCaller(ctx context.Context, owner action.OwnerType, tok *accesstoken.Token, needs action.Needs) (*action.Caller, error) {
+	id, err1 := uuid.Parse(tok.Subject)
+	sid, err2 := uuid.Parse(tok.SessionID)
+	if owner != "user" || err1 != nil || err2 != nil {
+		return nil, nil
+	}
+	p, err := s.load(ctx, id, sid, needs)
+	if errors.Is(err, auth.ErrUnknownOwner) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &action.Caller{Type: owner, ID: id, SessionID: sid, SessionExpiresAt: p.SessionExpiresAt, Locale: p.Locale}, nil
+}
+
+// ScopeNotes is the scope that adds notes. A sibling's scopes must be
+// ones its authorization server supports, and the bundled server
+// supports the scopes of its own actions: posts:write, "write in the
+// user's name", covers notes too.
+const ScopeNotes = "posts:write"
+
 // Note is one note of a user.
 type Note struct {
 	Text      string    `json:"text"`
@@ -101,7 +153,9 @@ type NoteResult struct {
 
 // Spec declares V1AddNote.
 func (*Add) Spec() action.Spec {
-	return action.Spec{Name: "V1AddNote", Path: "/v1/notes/add", Auth: action.Owner("user"), Status: http.StatusCreated}
+	return action.Spec{Name: "V1AddNote", Path: "/v1/notes/add", Summary: "Add a note", Auth: action.Owner("user"),
+		Status: http.StatusCreated, Scopes: []string{ScopeNotes},
+		Tool: &action.Tool{Name: "add_note", Description: "Save a short note (at most 280 characters) for the signed-in user; the answer holds the note and when it was saved."}}
 }
 
 // Run saves the note.

@@ -19,6 +19,8 @@ const scopeWords = {
   profile: "See your name, language and time zone",
   email: "See your e-mail address and whether it is confirmed",
   offline_access: "Stay connected when you are not using it, until you disconnect it",
+  "account:read": "Read your account: your e-mail address, name, language, time zone and sign-in settings",
+  "posts:write": "Write posts in your name: create drafts and publish them",
 };
 
 /** The words of a scope: the known ones, else an action's own scope. */
