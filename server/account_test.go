@@ -78,7 +78,19 @@ func TestEmailChangeByMail(t *testing.T) {
 	u := register(t, s.client(), "app")
 	other := register(t, s.client(), "app")
 
-	requestChange(u, strings.ToUpper(u.email)).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
+	// The current address is refused with a message about the address
+	// (not the password), in the caller's language.
+	for _, c := range []struct{ locale, want string }{
+		{"es", "debe ser distinta de la dirección de correo actual"},
+		{"zh-TW", "必須與目前的電子郵件地址不同"},
+		{"en", "must differ from the current e-mail address"},
+	} {
+		u.c.call(http.MethodPost, "/v1/users/update", map[string]any{"locale": c.locale}, u.auth()...).want(t, 200, "")
+		r := requestChange(u, strings.ToUpper(u.email)).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
+		if got := r.obj("fields")["newEmail"]; got != c.want {
+			t.Errorf("%s: fields.newEmail %q, want %q", c.locale, got, c.want)
+		}
+	}
 	r := requestChange(u, "not an address").want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	if _, ok := r.obj("fields")["newEmail"]; !ok {
 		t.Fatalf("no fields.newEmail: %s", r.Raw)
