@@ -218,12 +218,17 @@ func (c *Credentials) ConfirmEmailChange(ctx context.Context, raw string, o Orig
 
 // RevertEmailChange puts back, with the token mailed to the old address
 // after a change, that address (verified), whatever happened to the account
-// since: every session ends, the token version goes up, the unused one-time
-// tokens are void and email_change_reverted is recorded, in one
-// transaction. It is the way back for an owner whose address was changed by
-// someone who took over a session. The revert tokens issued at or after
-// this one (by later changes) are void: a taker who changed the address
-// twice cannot revert to the address of the first change. ErrInvalidToken: the token is
+// since. It is account recovery for an owner whose address was changed by
+// someone who took over a session, and locks that someone out: every
+// session ends, the token version goes up, the unused one-time tokens are
+// void, every identity, passkey, TOTP secret and recovery code is removed
+// (whoever changed the address may have added them) and the password made
+// unusable (they may have reset it), email_change_reverted is recorded,
+// and a fresh password_reset token is issued, all in one transaction; then
+// the restored address gets a mail with that token's link and the list of
+// what was removed. The revert tokens issued at or after this one (by
+// later changes) are void: a taker who changed the address twice cannot
+// revert to the address of the first change. ErrInvalidToken: the token is
 // malformed, unknown, used or expired, or its account is gone; ErrExists:
 // the old address was taken meanwhile.
 func (c *Credentials) RevertEmailChange(ctx context.Context, raw string, o Origin) error {
@@ -231,9 +236,22 @@ func (c *Credentials) RevertEmailChange(ctx context.Context, raw string, o Origi
 	if !auth.WellFormedOpaqueToken(raw) {
 		return ErrInvalidToken
 	}
+	resetRaw, resetHash, err := auth.NewOpaqueToken()
+	if err != nil {
+		return err
+	}
+	resetID, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
 	now := s.Now()
-	var acc *models.Account
-	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
+	reset := &models.OneTimeToken{ID: resetID, OwnerType: string(s.Kind.Type), Purpose: models.PurposePasswordReset,
+		TokenHash: resetHash, ExpiresAt: now.Add(s.Mail.ResetTTL), CreatedAt: now}
+	var (
+		acc     *models.Account
+		removed []mail.Removal
+	)
+	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailRevert, auth.HashOpaqueToken(raw), now)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && (tok.OwnerType != string(s.Kind.Type) || tok.Email == nil)) {
 			return ErrInvalidToken
@@ -258,13 +276,47 @@ func (c *Credentials) RevertEmailChange(ctx context.Context, raw string, o Origi
 		if _, err := s.OneTime.VoidRevertsSince(ctx, tx, tok.OwnerType, tok.OwnerID, tok.CreatedAt, now); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, models.EventEmailChangeReverted, acc.ID, uuid.Nil, o, map[string]any{"fromEmail": from})
+		if removed, err = c.lockOut(ctx, tx, tok.OwnerID, o, now); err != nil {
+			return err
+		}
+		// Issued after moveEmail voided the unused tokens, so it is the
+		// one live way in.
+		reset.OwnerID = tok.OwnerID
+		if err := s.OneTime.Issue(ctx, tx, reset); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, models.EventEmailChangeReverted, acc.ID, uuid.Nil, o,
+			map[string]any{"fromEmail": from, "removed": len(removed), "passwordCleared": true})
 	})
 	if err != nil {
 		return err
 	}
 	s.notifyEnded(acc.ID, nil)
+	if s.Mail.available() {
+		msg := mail.Message{Kind: mail.EmailReverted, To: acc.Email, Locale: acc.Locale, Removed: removed,
+			Link: strings.Replace(s.Mail.ResetURL, "{token}", resetRaw, 1), ValidFor: s.Mail.ResetTTL}
+		if _, err := s.Mail.Mailer.Enqueue(context.WithoutCancel(ctx), msg, reset.ExpiresAt); err != nil {
+			s.Log.Error("e-mail revert mail not queued", "ownerId", acc.ID.String(), "error", err.Error())
+		}
+	}
 	return nil
+}
+
+// lockOut removes, in the transaction of a revert of the locked owner,
+// every way in that whoever changed its address may have set up: every
+// identity, passkey, TOTP secret and recovery code (as a reset of an
+// unverified account does), and the password, which becomes unusable. A
+// spent second-factor budget is lifted with the factors. It returns what
+// it removed, for the mail.
+func (c *Credentials) lockOut(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin, now time.Time) ([]mail.Removal, error) {
+	removed, err := c.removeMethods(ctx, tx, owner, o, revertReason)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Engine.MFAFailures.Clear(ctx, tx, owner); err != nil {
+		return nil, err
+	}
+	return removed, c.Engine.Accounts.SetPassword(ctx, tx, owner, "", "", now)
 }
 
 // moveEmail sets the locked owner's address to email, verified at now, and
