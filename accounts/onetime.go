@@ -80,3 +80,18 @@ func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, 
 	_, err := s.OneTime.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
 	return err
 }
+
+// reserve refuses, with ErrExists, an address that a live email_revert
+// token of an owner other than except carries: until its owner uses the
+// token or it expires, the address is as taken as an account's (whoever
+// changed the owner's address must not take the old one and so kill the
+// revert). Call it in the transaction that takes the address, after the
+// statement that takes it: that statement waits for a concurrent change
+// of the address to commit, and this one then sees its revert token.
+func (s *Service) reserve(ctx context.Context, tx *sqlx.Tx, email string, except uuid.UUID) error {
+	taken, err := s.OneTime.Reserved(ctx, tx, string(s.Kind.Type), email, except, s.Now())
+	if err == nil && taken {
+		return ErrExists
+	}
+	return err
+}

@@ -324,7 +324,8 @@ func (c *Credentials) lockOut(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID,
 // challenges), the access tokens (token version + 1) and the unused
 // one-time tokens but the revert ones. An address that belongs to another
 // account is ErrExists: the unique index decides between concurrent
-// changes to one address.
+// changes to one address. So is one kept for another owner's revert
+// (see reserve); the owner's own revert tokens do not count.
 func (c *Credentials) moveEmail(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, email string, now time.Time) (*models.Account, error) {
 	s := c.Engine
 	acc, err := s.Accounts.SetEmail(ctx, tx, owner, email, now)
@@ -332,6 +333,9 @@ func (c *Credentials) moveEmail(ctx context.Context, tx *sqlx.Tx, owner uuid.UUI
 		return nil, ErrExists
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := s.reserve(ctx, tx, email, owner); err != nil {
 		return nil, err
 	}
 	if acc.TokenVersion, err = s.Accounts.BumpTokenVersion(ctx, tx, owner, now); err != nil {

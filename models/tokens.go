@@ -53,7 +53,10 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consume, countSince string }{
+var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consume, countSince, reserved string }{
+	reserved: `SELECT EXISTS (SELECT 1 FROM account_tokens
+		WHERE owner_type = $1 AND purpose = 'email_revert' AND lower(email) = lower($2) AND owner_id <> $3
+		AND used_at IS NULL AND expires_at > $4)`,
 	voidRevertsSince: `UPDATE account_tokens SET expires_at = $4
 		WHERE owner_type = $1 AND owner_id = $2 AND purpose = 'email_revert' AND created_at >= $3
 		AND used_at IS NULL AND expires_at > $4`,
@@ -134,6 +137,19 @@ func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, own
 		return 0, storeErr("count tokens", err)
 	}
 	return n, nil
+}
+
+// Reserved reports whether email is the address of a live email_revert
+// token (unused, unexpired) of an owner of ownerType other than except:
+// the address an owner may still take back, which nobody else may take
+// meanwhile. Run it in the transaction that takes the address, after the
+// statement that takes it, so that a change committed meanwhile is seen.
+func (s TokenStore) Reserved(ctx context.Context, db DB, ownerType, email string, except uuid.UUID, now time.Time) (bool, error) {
+	var ok bool
+	if err := s.q.get(ctx, db, &ok, tokenQueries.reserved, ownerType, email, except, now); err != nil {
+		return false, storeErr("reserved address", err)
+	}
+	return ok, nil
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool.

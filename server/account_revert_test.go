@@ -83,3 +83,45 @@ func TestEmailChangeRevertLocksTakerOut(t *testing.T) {
 		t.Errorf("the owner after the revert and reset: %v", u)
 	}
 }
+
+// TestEmailChangeOldAddressKeptForRevert: once a change is confirmed, the
+// old address has no account, but whoever changed it must not take it
+// and so kill the owner's revert. While the revert token lives the
+// address is taken for a registration, for another user's e-mail change
+// and for a sign-up through an identity provider, each answered as for an
+// address that has an account; the owner's revert then works.
+func TestEmailChangeOldAddressKeptForRevert(t *testing.T) {
+	t.Parallel()
+	smtp := smtptest.Start(t)
+	w := newOIDCWorldRoles(t, nil, nil, "SMTP_URL="+smtp.URL(), "MAIL_RETRY_BACKOFF=0s")
+	s := w.s
+	for _, way := range []struct {
+		name string
+		take func(t *testing.T, old string)
+	}{
+		{"register", func(t *testing.T, old string) {
+			s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": old, "password": strongPassword}).
+				want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
+		}},
+		{"confirmemailchange", func(t *testing.T, old string) {
+			other := register(t, s.client(), "app")
+			confirmChange(s, changeToken(t, smtp, other, old, 1)).want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
+		}},
+		{"identity provider", func(t *testing.T, old string) {
+			sub := w.person(map[string]any{"email": old, "email_verified": true})
+			wantLandingError(t, w.signIn(s.client(), "idp", sub), "USER_BAD_REQUEST_OIDC_ACCOUNT_EXISTS")
+		}},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			owner := register(t, s.client(), "app")
+			stolen := loginAs(t, s, owner.email, strongPassword)
+			confirmChange(s, changeToken(t, smtp, stolen, "taker-"+uniqueEmail(), 1)).want(t, 200, "")
+			revert := tokenOf(t, waitMails(t, smtp, owner.email, subjectChanged, 1)[0], revertLinkRe)
+			way.take(t, owner.email)
+			if n := w.count(`SELECT count(*) FROM users WHERE email = $1`, owner.email); n != 0 {
+				t.Errorf("%d accounts hold the old address, want 0", n)
+			}
+			revertChange(s, revert).want(t, 200, "")
+		})
+	}
+}

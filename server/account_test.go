@@ -70,7 +70,7 @@ func TestUserUpdatesProfile(t *testing.T) {
 // that belongs to an account (a notice, no token), a newer request voiding
 // the older, the confirmation (the new address verified, every session
 // ended, the old address told with a revert link), single use, expiry, and
-// a revert refused when the old address was taken meanwhile.
+// the old address kept from registration until the revert token expires.
 func TestEmailChangeByMail(t *testing.T) {
 	t.Parallel()
 	s, smtp, clock := mailClockServer(t)
@@ -164,14 +164,16 @@ func TestEmailChangeByMail(t *testing.T) {
 	clock.Advance(emailChangeTTL + time.Second)
 	confirmChange(s, late).want(t, 400, "USER_BAD_REQUEST_INVALID_EMAIL_CHANGE_TOKEN")
 
-	// The old address, free now, registered by someone else: the revert
-	// cannot take it back.
-	s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
-	revertChange(s, revert).want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
+	// The old address is kept for the revert: nobody registers it while
+	// the revert token lives.
+	s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": u.email, "password": strongPassword}).
+		want(t, 400, "USER_BAD_REQUEST_USER_ALREADY_EXISTS")
 	revertChange(s, "nope").want(t, 400, "USER_BAD_REQUEST_INVALID_EMAIL_REVERT_TOKEN")
-	// Seven days later the revert token has expired.
+	// Seven days later the revert token has expired, and the address is
+	// free.
 	clock.Advance(7 * 24 * time.Hour)
 	revertChange(s, revert).want(t, 400, "USER_BAD_REQUEST_INVALID_EMAIL_REVERT_TOKEN")
+	s.client().call(http.MethodPost, "/v1/users/register", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
 }
 
 // emailChangeTTL is the lifetime of an e-mail change token.
