@@ -76,10 +76,14 @@ func (s *Service) UpdateProfile(ctx context.Context, owner, session uuid.UUID, c
 // (normalised by the caller as at register). Whatever the address, the
 // answer is the same: a free address gets a link to confirm it (an
 // email_change token of EmailChangeTTL that voids the owner's earlier one),
-// one that belongs to an account gets a notice instead and no token exists,
-// and the current address is told of the request in both cases. Beyond
-// MailBound requests within MailBoundWindow nothing is sent. The mails are
-// queued after the commit.
+// one that belongs to an account gets a notice instead and a dead token
+// (expired when created) that only counts, and the current address is
+// told of the request in both cases. Beyond MailBound requests of the
+// owner within MailBoundWindow nothing is sent and nothing stored, whatever
+// the addresses were; beyond MailBound requests to newEmail within the
+// window, by anyone, newEmail gets nothing more (the token is dead) but the
+// request counts and the current address is told. The mails are queued
+// after the commit.
 func (c *Credentials) RequestEmailChange(ctx context.Context, owner uuid.UUID, newEmail string) error {
 	s := c.Engine
 	if !s.Mail.available() {
@@ -111,7 +115,7 @@ func (c *Credentials) RequestEmailChange(ctx context.Context, owner uuid.UUID, n
 	email := newEmail
 	tok := &models.OneTimeToken{ID: id, OwnerType: string(s.Kind.Type), OwnerID: owner, Purpose: models.PurposeEmailChange,
 		TokenHash: hash, ExpiresAt: now.Add(EmailChangeTTL), CreatedAt: now, Email: &email}
-	sent := false
+	sent, toNew := false, false
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		if acc, err = s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
 			return err
@@ -120,12 +124,17 @@ func (c *Credentials) RequestEmailChange(ctx context.Context, owner uuid.UUID, n
 		if err != nil || n >= MailBound {
 			return err
 		}
-		sent = true
-		if holder != nil {
-			// No token: the address is taken. A newer request still
-			// voids the earlier token.
-			_, err := s.OneTime.VoidPurpose(ctx, tx, tok.OwnerType, owner, models.PurposeEmailChange, now)
+		to, err := s.OneTime.CountToSince(ctx, tx, tok.OwnerType, models.PurposeEmailChange, newEmail, now.Add(-MailBoundWindow))
+		if err != nil {
 			return err
+		}
+		sent, toNew = true, to < MailBound
+		if holder != nil || !toNew {
+			// A dead token: the address is taken (or has had its
+			// share), but the request counts in both bounds as one
+			// that mailed a link would, and still voids the earlier
+			// token.
+			tok.ExpiresAt = now
 		}
 		return s.OneTime.Issue(ctx, tx, tok)
 	})
@@ -138,9 +147,12 @@ func (c *Credentials) RequestEmailChange(ctx context.Context, owner uuid.UUID, n
 		}
 		return err
 	}
-	if holder != nil {
+	switch {
+	case !toNew:
+		s.Log.Info("mail bound of the address reached: nothing sent to it", "purpose", models.PurposeEmailChange, "ownerId", owner.String())
+	case holder != nil:
 		s.notices().sendTo(ctx, newEmail, holder.Locale, mail.Message{Kind: mail.EmailChangeTaken, NewEmail: newEmail})
-	} else {
+	default:
 		msg := mail.Message{Kind: mail.EmailChange, To: newEmail, Locale: acc.Locale,
 			Link: strings.Replace(s.Mail.ChangeURL, "{token}", raw, 1), ValidFor: EmailChangeTTL}
 		if _, err := s.Mail.Mailer.Enqueue(ctx, msg, tok.ExpiresAt); err != nil {

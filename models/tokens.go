@@ -53,7 +53,14 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consume, countSince, reserved string }{
+var tokenQueries = struct {
+	void, voidAll, voidRevertsSince, insert, live, consume, countSince, reserved, lockAddress, countToSince string
+}{
+	// The key of the advisory lock of an address: the first 64 bits of
+	// its SHA-256, under a name space of its own.
+	lockAddress: `SELECT pg_advisory_xact_lock(('x' || substr(encode(sha256(convert_to('account_tokens:' || lower($1), 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint)`,
+	countToSince: `SELECT count(*) FROM account_tokens
+		WHERE owner_type = $1 AND purpose = $2 AND lower(email) = lower($3) AND created_at > $4`,
 	reserved: `SELECT EXISTS (SELECT 1 FROM account_tokens
 		WHERE owner_type = $1 AND purpose = 'email_revert' AND lower(email) = lower($2) AND owner_id <> $3
 		AND used_at IS NULL AND expires_at > $4)`,
@@ -135,6 +142,23 @@ func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, own
 	var n int
 	if err := s.q.get(ctx, db, &n, tokenQueries.countSince, ownerType, owner, purpose, since); err != nil {
 		return 0, storeErr("count tokens", err)
+	}
+	return n, nil
+}
+
+// CountToSince counts the tokens of purpose of every owner of ownerType
+// that carry email and were created after since, voided, used and dead
+// ones included, after locking the address for the rest of the
+// transaction db (which must be one): the bound of what one address
+// receives, whoever asks, counted so that concurrent requests cannot pass
+// it together.
+func (s TokenStore) CountToSince(ctx context.Context, db DB, ownerType, purpose, email string, since time.Time) (int, error) {
+	if _, err := s.q.exec(ctx, db, tokenQueries.lockAddress, email); err != nil {
+		return 0, storeErr("lock address", err)
+	}
+	var n int
+	if err := s.q.get(ctx, db, &n, tokenQueries.countToSince, ownerType, purpose, email, since); err != nil {
+		return 0, storeErr("count tokens to", err)
 	}
 	return n, nil
 }
