@@ -189,19 +189,12 @@ func (c *Credentials) ConfirmEmailChange(ctx context.Context, raw string, o Orig
 	var acc *models.Account
 	var old string
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailChange, auth.HashOpaqueToken(raw), now)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (tok.OwnerType != string(s.Kind.Type) || tok.Email == nil)) {
-			return ErrInvalidToken
-		}
+		tok, cur, err := s.takeToken(ctx, tx, models.PurposeEmailChange, raw, now)
 		if err != nil {
 			return err
 		}
-		cur, err := s.Accounts.LockForUpdate(ctx, tx, tok.OwnerID)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (!cur.IsActive || cur.DeletedAt != nil)) {
+		if tok.Email == nil || !cur.IsActive || cur.DeletedAt != nil {
 			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
 		}
 		old = cur.Email
 		if acc, err = c.moveEmail(ctx, tx, tok.OwnerID, *tok.Email, now); err != nil {
@@ -264,19 +257,12 @@ func (c *Credentials) RevertEmailChange(ctx context.Context, raw string, o Origi
 		removed []mail.Removal
 	)
 	err = models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
-		tok, err := s.OneTime.Consume(ctx, tx, models.PurposeEmailRevert, auth.HashOpaqueToken(raw), now)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && (tok.OwnerType != string(s.Kind.Type) || tok.Email == nil)) {
-			return ErrInvalidToken
-		}
+		tok, cur, err := s.takeToken(ctx, tx, models.PurposeEmailRevert, raw, now)
 		if err != nil {
 			return err
 		}
-		cur, err := s.Accounts.LockForUpdate(ctx, tx, tok.OwnerID)
-		if errors.Is(err, models.ErrNotFound) {
+		if tok.Email == nil {
 			return ErrInvalidToken
-		}
-		if err != nil {
-			return err
 		}
 		from := cur.Email
 		if acc, err = c.moveEmail(ctx, tx, tok.OwnerID, *tok.Email, now); err != nil {
