@@ -54,8 +54,16 @@ type TokenStore struct {
 
 // tokenQueries is the query table of TokenStore.
 var tokenQueries = struct {
-	void, voidAll, voidRevertsSince, insert, live, consume, countSince, reserved, lockAddress, countToSince string
+	void, voidAll, voidRevertsSince, insert, insertRevert, live, consume, countSince, reserved, lockAddress, countToSince string
 }{
+	// A revert token is created after every earlier revert token of its
+	// owner, whatever the clock of the instance that issues it says: the
+	// issues are serialised by the owner's row lock, and this order (not
+	// the clocks') decides which revert tokens a revert voids.
+	insertRevert: `INSERT INTO account_tokens (` + tokenColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, NULL, GREATEST($7::timestamptz, (SELECT max(created_at) + interval '1 microsecond'
+			FROM account_tokens WHERE owner_type = $2 AND owner_id = $3 AND purpose = 'email_revert')), $8)
+		RETURNING created_at`,
 	// The key of the advisory lock of an address: the first 64 bits of
 	// its SHA-256, under a name space of its own.
 	lockAddress: `SELECT pg_advisory_xact_lock(('x' || substr(encode(sha256(convert_to('account_tokens:' || lower($1), 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint)`,
@@ -87,12 +95,20 @@ var tokenQueries = struct {
 // Issue stores t (ID, owner, purpose, hash, expiry, creation time and,
 // for the e-mail purposes, the address set by the caller) after voiding, by
 // expiring them at t.CreatedAt, the owner's earlier unused tokens of the
-// same purpose (except revert tokens, which are never voided). Run it in a transaction with
+// same purpose (except revert tokens, which are never voided). A revert
+// token's creation time is moved, when needed, just past the owner's
+// latest revert token (and t.CreatedAt set to it), so that creation order
+// is issue order across instances whose clocks differ. Run it in a transaction with
 // whatever decided to issue (a bound checked with CountSince under a lock
 // of the owner, say).
 func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 	if _, err := execCount(ctx, s.q, db, "void tokens", tokenQueries.void, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
 		return err
+	}
+	if t.Purpose == PurposeEmailRevert {
+		err := s.q.get(ctx, db, &t.CreatedAt, tokenQueries.insertRevert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt, t.Email)
+		utc(&t.CreatedAt)
+		return storeErr("issue token", err)
 	}
 	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt, t.Email)
 	return storeErr("issue token", err)

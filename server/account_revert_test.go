@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/descope/virtualwebauthn"
 
 	"github.com/actionkit/actionkit/internal/smtptest"
+	"github.com/actionkit/actionkit/internal/testclock"
 )
 
 // subjectReverted is the subject (en) of the mail to the address a revert
@@ -123,5 +125,34 @@ func TestEmailChangeOldAddressKeptForRevert(t *testing.T) {
 			}
 			revertChange(s, revert).want(t, 200, "")
 		})
+	}
+}
+
+// TestEmailChangeRevertOrderIgnoresClockSkew: the owner's change is
+// confirmed on one instance, the taker's next change on another whose
+// clock is ten minutes behind. The owner's revert still voids the revert
+// token of the taker's change, which came after it: the order of revert
+// tokens is the order in which they were issued, not the instances'
+// clocks.
+func TestEmailChangeRevertOrderIgnoresClockSkew(t *testing.T) {
+	t.Parallel()
+	s, smtp := mailServer(t)
+	behind := testclock.At(time.Now().Add(-10 * time.Minute))
+	b := startServerClock(t, s.env, behind.Now, "api")
+	owner := register(t, s.client(), "app")
+	stolen := loginAs(t, s, owner.email, strongPassword)
+	first, second := "skew-1-"+uniqueEmail(), "skew-2-"+uniqueEmail()
+	confirmChange(s, changeToken(t, smtp, stolen, first, 1)).want(t, 200, "")
+	ownersRevert := tokenOf(t, waitMails(t, smtp, owner.email, subjectChanged, 1)[0], revertLinkRe)
+
+	taker := loginAs(t, b, first, strongPassword)
+	confirmChange(b, changeToken(t, smtp, taker, second, 1)).want(t, 200, "")
+	takersRevert := tokenOf(t, waitMails(t, smtp, first, subjectChanged, 1)[0], revertLinkRe)
+
+	revertChange(s, ownersRevert).want(t, 200, "")
+	revertChange(s, takersRevert).want(t, 400, "USER_BAD_REQUEST_INVALID_EMAIL_REVERT_TOKEN")
+	var email string
+	if err := s.db().GetContext(t.Context(), &email, `SELECT email FROM users WHERE id = $1`, owner.id); err != nil || email != owner.email {
+		t.Fatalf("the account's address %q (%v), want %s", email, err, owner.email)
 	}
 }
