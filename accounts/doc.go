@@ -41,7 +41,9 @@
 // detection lock the owner row first and its sessions after, always in that
 // order, so concurrent presentations of one token serialise on the owner:
 // exactly one rotates it and the others find it rotated (a replay) without
-// deadlock. Work that is slow (password hashing) happens before a
+// deadlock. The uses of one-time tokens (reset, verification, e-mail
+// change and revert) keep the order too: they look the token up without a
+// lock, lock its owner, then consume it (takeToken). Work that is slow (password hashing) happens before a
 // transaction opens, and notifications (Service.Ended, mails) after it
 // commits.
 package accounts

@@ -11,9 +11,13 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
-// resetReason is the data.reason of the events of what a password reset
-// of an unverified account removed.
-const resetReason = "password_reset_unverified"
+// The data.reason of the events of what a password reset of an
+// unverified account (resetReason) or a revert of an e-mail change
+// (revertReason) removed.
+const (
+	resetReason  = "password_reset_unverified"
+	revertReason = "email_change_reverted"
+)
 
 // clearUnverified removes, in the transaction of a password reset of the
 // locked acc, every identity, passkey, TOTP secret and recovery code of
@@ -27,26 +31,33 @@ func (c *Credentials) clearUnverified(ctx context.Context, tx *sqlx.Tx, acc *mod
 	if acc.EmailVerifiedAt != nil {
 		return nil, nil
 	}
-	removed, err := c.removeIdentities(ctx, tx, acc.ID, o)
+	removed, err := c.removeMethods(ctx, tx, acc.ID, o, resetReason)
 	if err != nil {
 		return nil, err
 	}
-	more, err := c.removeFactors(ctx, tx, acc.ID, o)
-	if err != nil {
-		return nil, err
-	}
-	removed = append(removed, more...)
 	if _, err := c.Engine.Accounts.VerifyEmail(ctx, tx, acc.ID, now); err != nil {
 		return nil, err
 	}
 	return removed, c.Engine.record(ctx, tx, models.EventEmailVerified, acc.ID, uuid.Nil, o, map[string]any{"by": "password_reset"})
 }
 
+// removeMethods removes every identity, passkey, TOTP secret and recovery
+// code of owner (removeIdentities, then removeFactors), each with its
+// event carrying data.reason reason, and returns what it removed.
+func (c *Credentials) removeMethods(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin, reason string) ([]mail.Removal, error) {
+	removed, err := c.removeIdentities(ctx, tx, owner, o, reason)
+	if err != nil {
+		return nil, err
+	}
+	more, err := c.removeFactors(ctx, tx, owner, o, reason)
+	return append(removed, more...), err
+}
+
 // removeIdentities removes every identity of the user owner, each with its
 // identity_unlinked event, and spends the result codes of sign-ins that
 // completed at a provider but were not exchanged yet (one of them could
 // otherwise log in the identity just removed).
-func (c *Credentials) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
+func (c *Credentials) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin, reason string) ([]mail.Removal, error) {
 	if c.Engine.Kind.Type != Users.Type {
 		return nil, nil // only users sign in through identity providers
 	}
@@ -62,7 +73,7 @@ func (c *Credentials) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner u
 		if _, err := c.Engine.Identities.Remove(ctx, tx, owner, id.ID); err != nil {
 			return nil, err
 		}
-		data := map[string]any{"provider": id.Provider, "identityId": id.ID.String(), "reason": resetReason}
+		data := map[string]any{"provider": id.Provider, "identityId": id.ID.String(), "reason": reason}
 		if err := c.Engine.record(ctx, tx, models.EventIdentityUnlinked, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}
@@ -74,7 +85,7 @@ func (c *Credentials) removeIdentities(ctx context.Context, tx *sqlx.Tx, owner u
 // removeFactors removes every passkey (each with its passkey_removed
 // event), the TOTP secret (confirmed or pending) and the recovery codes of
 // owner; a confirmed TOTP secret writes mfa_disabled.
-func (c *Credentials) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin) ([]mail.Removal, error) {
+func (c *Credentials) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, o Origin, reason string) ([]mail.Removal, error) {
 	typ := string(c.Engine.Kind.Type)
 	f, err := c.Engine.Factors.Factors(ctx, tx, typ, owner)
 	if err != nil {
@@ -86,7 +97,7 @@ func (c *Credentials) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid
 	}
 	var removed []mail.Removal
 	for _, p := range keys {
-		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name, "reason": resetReason}
+		data := map[string]any{"passkeyId": p.ID.String(), "name": p.Name, "reason": reason}
 		if err := c.Engine.record(ctx, tx, models.EventPasskeyRemoved, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}
@@ -99,7 +110,7 @@ func (c *Credentials) removeFactors(ctx context.Context, tx *sqlx.Tx, owner uuid
 		return nil, err
 	}
 	if f.TOTPConfirmedAt != nil {
-		data := map[string]any{"method": FactorTOTP, "reason": resetReason}
+		data := map[string]any{"method": FactorTOTP, "reason": reason}
 		if err := c.Engine.record(ctx, tx, models.EventMFADisabled, owner, uuid.Nil, o, data); err != nil {
 			return nil, err
 		}

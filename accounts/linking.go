@@ -214,6 +214,11 @@ func (f *Federation) signUp(ctx context.Context, tx *sqlx.Tx, p federation.Provi
 	} else if err != nil {
 		return nil, err
 	}
+	if err := s.reserve(ctx, tx, acc.Email, uuid.Nil); errors.Is(err, ErrExists) {
+		return nil, fail(ErrOIDCAccountExists, "account_exists") // kept for a revert, as if it had an account
+	} else if err != nil {
+		return nil, err
+	}
 	if err := f.insertIdentity(ctx, tx, acc.ID, id, true); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -79,4 +80,54 @@ func (s *Service) sendToken(ctx context.Context, acc *models.Account, purpose st
 func (s *Service) voidTokens(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, now time.Time) error {
 	_, err := s.OneTime.VoidAll(ctx, tx, string(s.Kind.Type), owner, now)
 	return err
+}
+
+// reserve refuses, with ErrExists, an address that a live email_revert
+// token of an owner other than except carries: until its owner uses the
+// token or it expires, the address is as taken as an account's (whoever
+// changed the owner's address must not take the old one and so kill the
+// revert). Call it in the transaction that takes the address, after the
+// statement that takes it: that statement waits for a concurrent change
+// of the address to commit, and this one then sees its revert token.
+func (s *Service) reserve(ctx context.Context, tx *sqlx.Tx, email string, except uuid.UUID) error {
+	taken, err := s.OneTime.Reserved(ctx, tx, string(s.Kind.Type), email, except, s.Now())
+	if err == nil && taken {
+		return ErrExists
+	}
+	return err
+}
+
+// takeToken consumes, in tx, the one-time token raw of purpose and locks
+// its owner, in the order of every change to an owner (see the package
+// doc): it looks the token up without a lock to learn the owner, locks the
+// owner row, then consumes the token, which must still be that owner's.
+// Consuming first (a lock of the token row, then the owner's) deadlocks
+// with a change that locks the owner and then voids its tokens (logoutall,
+// a password change or reset, a deletion). It returns the token and the
+// locked owner; ErrInvalidToken: the token is unknown, used, expired,
+// voided or of another owner type, or its owner is gone.
+func (s *Service) takeToken(ctx context.Context, tx *sqlx.Tx, purpose, raw string, now time.Time) (*models.OneTimeToken, *models.Account, error) {
+	hash := auth.HashOpaqueToken(raw)
+	live, err := s.OneTime.Live(ctx, tx, purpose, hash, now)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && live.OwnerType != string(s.Kind.Type)) {
+		return nil, nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	cur, err := s.Accounts.LockForUpdate(ctx, tx, live.OwnerID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := s.OneTime.Consume(ctx, tx, purpose, hash, now)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != live.OwnerID) {
+		return nil, nil, ErrInvalidToken // used or voided while the owner was locked
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return tok, cur, nil
 }

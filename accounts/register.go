@@ -66,7 +66,8 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (*models.Account, e
 // login (a new account owes no second factor; the account trusts its
 // client, see trustClient). An e-mail already used, by
 // a soft-deleted account too, is ErrExists: the unique index decides, so
-// concurrent registrations of one address create one account.
+// concurrent registrations of one address create one account. So is an
+// address an e-mail change left reserved for its revert (see reserve).
 func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issued, error) {
 	acc, err := s.prepare(ctx, in)
 	if err != nil {
@@ -76,7 +77,10 @@ func (s *Service) Register(ctx context.Context, in NewAccount, o Origin) (*Issue
 	iss, err := s.complete(ctx, firstFactor{
 		method: models.MethodPassword, level: 1, origin: o, event: models.EventRegister,
 		begin: func(ctx context.Context, tx *sqlx.Tx) (*models.Account, error) {
-			return acc, s.Accounts.Create(ctx, tx, acc)
+			if err := s.Accounts.Create(ctx, tx, acc); err != nil {
+				return nil, err
+			}
+			return acc, s.reserve(ctx, tx, acc.Email, uuid.Nil)
 		},
 	})
 	if errors.Is(err, models.ErrDuplicate) {

@@ -96,16 +96,19 @@ func (c *Credentials) ResetPassword(ctx context.Context, raw, password string, o
 // every sign-in method and second factor anyone may have added (see
 // clearUnverified). It returns the owner and what was removed.
 func (c *Credentials) resetPassword(ctx context.Context, tx *sqlx.Tx, hash string, owner uuid.UUID, encoded, salt string, now time.Time, o Origin) (*models.Account, []mail.Removal, error) {
-	tok, err := c.Engine.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
-		return nil, nil, ErrInvalidToken // used, voided or expired since it was checked
+	// The owner row first, then the token's, as every change to an owner
+	// (see package doc): consuming first would deadlock with a logoutall
+	// that locked the owner and voids the token.
+	acc, err := c.Engine.Accounts.LockForUpdate(ctx, tx, owner)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
+		return nil, nil, ErrInvalidToken
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	acc, err := c.Engine.Accounts.LockForUpdate(ctx, tx, owner)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && (!acc.IsActive || acc.DeletedAt != nil)) {
-		return nil, nil, ErrInvalidToken
+	tok, err := c.Engine.OneTime.Consume(ctx, tx, models.PurposePasswordReset, hash, now)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerID != owner) {
+		return nil, nil, ErrInvalidToken // used, voided or expired since it was checked
 	}
 	if err != nil {
 		return nil, nil, err

@@ -37,10 +37,7 @@ func (c *Credentials) VerifyEmail(ctx context.Context, raw string, o Origin) (*m
 	now := c.Engine.Now()
 	var acc *models.Account
 	err := models.Transact(ctx, c.Engine.DB, func(tx *sqlx.Tx) error {
-		tok, err := c.Engine.OneTime.Consume(ctx, tx, models.PurposeEmailVerify, auth.HashOpaqueToken(raw), now)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && tok.OwnerType != string(c.Engine.Kind.Type)) {
-			return ErrInvalidToken
-		}
+		tok, _, err := c.Engine.takeToken(ctx, tx, models.PurposeEmailVerify, raw, now)
 		if err != nil {
 			return err
 		}

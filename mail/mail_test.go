@@ -43,7 +43,7 @@ func startSMTP(t *testing.T) (*smtptest.Server, SMTPConfig) {
 func TestRenderEveryKindAndLocale(t *testing.T) {
 	tpl := testTemplates(t)
 	want := map[string]string{"en": "expires in 30 minutes", "es": "caduca en 30 minutos", "zh-TW": "30 分鐘"}
-	linked := map[string]bool{PasswordReset: true, EmailVerify: true, EmailChange: true, EmailChanged: true}
+	linked := map[string]bool{PasswordReset: true, EmailVerify: true, EmailChange: true, EmailChanged: true, EmailReverted: true}
 	for _, loc := range locales {
 		for _, kind := range Kinds {
 			r, err := tpl.Render(Message{Kind: kind, To: "ada@example.com", Locale: loc,
@@ -237,6 +237,32 @@ func TestMethodsRemovedListsEachRemoval(t *testing.T) {
 		}
 		if !strings.Contains(r.HTML, "&lt;Key&gt;") || strings.Count(r.HTML, "<li>") != 4 {
 			t.Errorf("%s HTML:\n%s", loc, r.HTML)
+		}
+	}
+}
+
+// TestEmailRevertedCarriesLinkAndRemovals: the mail of a revert carries the
+// link to choose a new password and, when the revert removed anything,
+// names each removal, in both parts and every locale.
+func TestEmailRevertedCarriesLinkAndRemovals(t *testing.T) {
+	tpl := testTemplates(t)
+	link := "https://app.test/demo#reset=" + strings.Repeat("ab", 32)
+	for _, loc := range locales {
+		for _, removed := range [][]Removal{nil, {{Kind: RemovedIdentity, Name: "Test IdP"}, {Kind: RemovedPasskey, Name: "<Key>"}, {Kind: RemovedTOTP}}} {
+			r, err := tpl.Render(Message{Kind: EmailReverted, To: "ada@example.com", Locale: loc, Link: link,
+				ValidFor: 30 * time.Minute, Removed: removed})
+			if err != nil {
+				t.Fatalf("%s: %v", loc, err)
+			}
+			if !strings.Contains(r.Text, link) || !strings.Contains(r.HTML, link) || !strings.Contains(r.Text, "30") {
+				t.Errorf("%s: no link or lifetime:\n%s", loc, r.Text)
+			}
+			if strings.Count(r.Text, "\n- ") != len(removed) || strings.Count(r.HTML, "<li>") != len(removed) {
+				t.Errorf("%s, %d removals:\n%s\n%s", loc, len(removed), r.Text, r.HTML)
+			}
+			if len(removed) > 0 && !strings.Contains(r.HTML, "&lt;Key&gt;") {
+				t.Errorf("%s HTML does not escape the name:\n%s", loc, r.HTML)
+			}
 		}
 	}
 }

@@ -57,6 +57,10 @@ const (
 	// account to it. Neither carries a link.
 	EmailChangeRequested = "email_change_requested"
 	EmailChangeTaken     = "email_change_taken"
+	// EmailReverted, mailed to the address a revert put back, carries
+	// the link that chooses a new password (the revert made the old one
+	// unusable) and lists what the revert removed (Message.Removed).
+	EmailReverted = "email_reverted"
 	// AccountDeleted confirms that the owner deleted its account.
 	AccountDeleted = "account_deleted"
 	// OAuthAppConnected notes the first sign-in of an application through
@@ -64,7 +68,7 @@ const (
 	OAuthAppConnected = "oauth_app_connected"
 )
 
-// The kinds of Removal: what a MethodsRemoved notice lists.
+// The kinds of Removal: what a MethodsRemoved or EmailReverted mail lists.
 const (
 	RemovedIdentity      = "identity"       // Name is the provider's label
 	RemovedPasskey       = "passkey"        // Name is the passkey's name
@@ -82,7 +86,7 @@ type Removal struct {
 // every configured locale.
 var Kinds = []string{PasswordReset, EmailVerify, MFAEnabled, MFADisabled, RecoveryCodeUsed, MFAReset,
 	IdentityLinked, IdentityUnlinked, PasskeyAdded, PasskeyRemoved, RecoveryCodesRegenerated, MethodsRemoved, MFAFailures,
-	EmailChange, EmailChanged, EmailChangeRequested, EmailChangeTaken, AccountDeleted,
+	EmailChange, EmailChanged, EmailChangeRequested, EmailChangeTaken, EmailReverted, AccountDeleted,
 	OAuthAppConnected}
 
 //go:embed templates
@@ -148,7 +152,7 @@ type Message struct {
 	ValidFor time.Duration `json:"validFor"`
 	// Provider names the identity provider a notice is about ("Google").
 	Provider string `json:"provider,omitempty"`
-	// Removed lists what a MethodsRemoved notice reports.
+	// Removed lists what a MethodsRemoved or EmailReverted mail reports.
 	Removed []Removal `json:"removed,omitempty"`
 	// NewEmail is the address an e-mail change is to.
 	NewEmail string `json:"newEmail,omitempty"`

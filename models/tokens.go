@@ -53,7 +53,25 @@ type TokenStore struct {
 }
 
 // tokenQueries is the query table of TokenStore.
-var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consume, countSince string }{
+var tokenQueries = struct {
+	void, voidAll, voidRevertsSince, insert, insertRevert, live, consume, countSince, reserved, lockAddress, countToSince string
+}{
+	// A revert token is created after every earlier revert token of its
+	// owner, whatever the clock of the instance that issues it says: the
+	// issues are serialised by the owner's row lock, and this order (not
+	// the clocks') decides which revert tokens a revert voids.
+	insertRevert: `INSERT INTO account_tokens (` + tokenColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, NULL, GREATEST($7::timestamptz, (SELECT max(created_at) + interval '1 microsecond'
+			FROM account_tokens WHERE owner_type = $2 AND owner_id = $3 AND purpose = 'email_revert')), $8)
+		RETURNING created_at`,
+	// The key of the advisory lock of an address: the first 64 bits of
+	// its SHA-256, under a name space of its own.
+	lockAddress: `SELECT pg_advisory_xact_lock(('x' || substr(encode(sha256(convert_to('account_tokens:' || lower($1), 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint)`,
+	countToSince: `SELECT count(*) FROM account_tokens
+		WHERE owner_type = $1 AND purpose = $2 AND lower(email) = lower($3) AND created_at > $4`,
+	reserved: `SELECT EXISTS (SELECT 1 FROM account_tokens
+		WHERE owner_type = $1 AND purpose = 'email_revert' AND lower(email) = lower($2) AND owner_id <> $3
+		AND used_at IS NULL AND expires_at > $4)`,
 	voidRevertsSince: `UPDATE account_tokens SET expires_at = $4
 		WHERE owner_type = $1 AND owner_id = $2 AND purpose = 'email_revert' AND created_at >= $3
 		AND used_at IS NULL AND expires_at > $4`,
@@ -77,12 +95,20 @@ var tokenQueries = struct{ void, voidAll, voidRevertsSince, insert, live, consum
 // Issue stores t (ID, owner, purpose, hash, expiry, creation time and,
 // for the e-mail purposes, the address set by the caller) after voiding, by
 // expiring them at t.CreatedAt, the owner's earlier unused tokens of the
-// same purpose (except revert tokens, which are never voided). Run it in a transaction with
+// same purpose (except revert tokens, which are never voided). A revert
+// token's creation time is moved, when needed, just past the owner's
+// latest revert token (and t.CreatedAt set to it), so that creation order
+// is issue order across instances whose clocks differ. Run it in a transaction with
 // whatever decided to issue (a bound checked with CountSince under a lock
 // of the owner, say).
 func (s TokenStore) Issue(ctx context.Context, db DB, t *OneTimeToken) error {
 	if _, err := execCount(ctx, s.q, db, "void tokens", tokenQueries.void, t.OwnerType, t.OwnerID, t.Purpose, t.CreatedAt); err != nil {
 		return err
+	}
+	if t.Purpose == PurposeEmailRevert {
+		err := s.q.get(ctx, db, &t.CreatedAt, tokenQueries.insertRevert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt, t.Email)
+		utc(&t.CreatedAt)
+		return storeErr("issue token", err)
 	}
 	_, err := s.q.exec(ctx, db, tokenQueries.insert, t.ID, t.OwnerType, t.OwnerID, t.Purpose, t.TokenHash, t.ExpiresAt, t.CreatedAt, t.Email)
 	return storeErr("issue token", err)
@@ -134,6 +160,36 @@ func (s TokenStore) CountSince(ctx context.Context, db DB, ownerType string, own
 		return 0, storeErr("count tokens", err)
 	}
 	return n, nil
+}
+
+// CountToSince counts the tokens of purpose of every owner of ownerType
+// that carry email and were created after since, voided, used and dead
+// ones included, after locking the address for the rest of the
+// transaction db (which must be one): the bound of what one address
+// receives, whoever asks, counted so that concurrent requests cannot pass
+// it together.
+func (s TokenStore) CountToSince(ctx context.Context, db DB, ownerType, purpose, email string, since time.Time) (int, error) {
+	if _, err := s.q.exec(ctx, db, tokenQueries.lockAddress, email); err != nil {
+		return 0, storeErr("lock address", err)
+	}
+	var n int
+	if err := s.q.get(ctx, db, &n, tokenQueries.countToSince, ownerType, purpose, email, since); err != nil {
+		return 0, storeErr("count tokens to", err)
+	}
+	return n, nil
+}
+
+// Reserved reports whether email is the address of a live email_revert
+// token (unused, unexpired) of an owner of ownerType other than except:
+// the address an owner may still take back, which nobody else may take
+// meanwhile. Run it in the transaction that takes the address, after the
+// statement that takes it, so that a change committed meanwhile is seen.
+func (s TokenStore) Reserved(ctx context.Context, db DB, ownerType, email string, except uuid.UUID, now time.Time) (bool, error) {
+	var ok bool
+	if err := s.q.get(ctx, db, &ok, tokenQueries.reserved, ownerType, email, except, now); err != nil {
+		return false, storeErr("reserved address", err)
+	}
+	return ok, nil
 }
 
 // Prepared returns a copy of the store whose queries are prepared on pool.

@@ -315,7 +315,10 @@ func TestAccountChangesEndSockets(t *testing.T) {
 	revertChange(s, revert).want(t, 200, "")
 	disconnectedWithin(t, sock, start, sessionEndLimit, "revertemailchange")
 
-	v = loginAs(t, s, u.email, strongPassword)
+	// The revert made the password unusable: a new one from its mail.
+	reset := tokenOf(t, waitMails(t, smtp, u.email, subjectReverted, 1)[0], resetLinkRe)
+	s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": reset, "password": newPassword}).want(t, 200, "")
+	v = loginAs(t, s, u.email, newPassword)
 	sock, start = watch(v)
 	v.c.call(http.MethodPost, "/v1/users/delete", map[string]any{}, v.auth()...).want(t, 200, "")
 	disconnectedWithin(t, sock, start, sessionEndLimit, "delete")

@@ -19,6 +19,7 @@ func TestBrowserAccountSelfService(t *testing.T) {
 	s, smtp, base := browserMailServer(t)
 	changeRe := regexp.MustCompile(regexp.QuoteMeta(base) + `/demo#email-change=[0-9a-f]{64}`)
 	revertRe := regexp.MustCompile(regexp.QuoteMeta(base) + `/demo#email-revert=[0-9a-f]{64}`)
+	resetRe := regexp.MustCompile(regexp.QuoteMeta(base) + `/demo#reset=[0-9a-f]{64}`)
 	res := runBrowser(t, s, "selfservice", browsertest.Options{Checkpoint: func(m browsertest.Message) any {
 		switch m.Name {
 		case "change":
@@ -27,6 +28,9 @@ func TestBrowserAccountSelfService(t *testing.T) {
 		case "revert":
 			mails := waitMails(t, smtp, m.Str("email"), "The e-mail address of your account was changed", 1)
 			return map[string]any{"revert": linkIn(t, mails[0], revertRe)}
+		case "reset":
+			mails := waitMails(t, smtp, m.Str("email"), subjectReverted, 1)
+			return map[string]any{"reset": linkIn(t, mails[0], resetRe)}
 		}
 		return map[string]any{}
 	}})["selfservice"]
@@ -45,7 +49,7 @@ func TestBrowserAccountSelfService(t *testing.T) {
 	if c := obj(res.Data, "changed"); c["state"] != "email-changed" || c["hash"] != "" || c["cardAfterLogin"] != false {
 		t.Errorf("the confirmed change: %v", c)
 	}
-	if r := obj(res.Data, "reverted"); r["state"] != "email-reverted" {
+	if r := obj(res.Data, "reverted"); r["state"] != "email-reverted" || !strings.Contains(r["text"].(string), "check your mail to choose a new password") {
 		t.Errorf("the revert: %v", r)
 	}
 	activity := strs(res.Data["activity"])

@@ -78,7 +78,7 @@ func (a *RequestEmailChange) Run(ctx context.Context, req *action.Request, in *R
 	err := a.Credentials.RequestEmailChange(ctx, req.Caller.ID, in.NewEmail)
 	if errors.Is(err, accounts.ErrSameEmail) {
 		return nil, errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{
-			"newEmail": {Code: "must_differ", Message: "must differ from the current e-mail address"},
+			"newEmail": {Code: "must_differ_email", Message: "must differ from the current e-mail address"},
 		})
 	}
 	if err != nil {

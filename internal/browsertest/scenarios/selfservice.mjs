@@ -1,6 +1,7 @@
 // The account's own changes on the demo page (CONTRACT §23): the profile's
 // name and time zone, a new e-mail address confirmed through the mailed
-// link and undone through the old address's link, the data downloaded,
+// link and undone through the old address's link (then a new password
+// through the link the revert mails), the data downloaded,
 // and the account deleted after the page's own confirmation. The links
 // come from the Go test's SMTP server at the checkpoints.
 
@@ -8,6 +9,8 @@ import fs from "node:fs";
 
 const out = () => document.body?.dataset.state === "out";
 const LONG = { timeout: 20_000 };
+// The password chosen after the revert.
+const PASSWORD = "Owner-Again-2024!";
 
 /** The link card's state, title and text. */
 function linkCard(page) {
@@ -55,7 +58,15 @@ export const scenarios = {
     await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "email-reverted", null, LONG);
     res.reverted = await linkCard(page);
     await page.waitForFunction(out, null, LONG);
-    await h.login(page, email);
+    // The revert made the password unusable: a new one through the link
+    // mailed with it.
+    const { reset } = await h.checkpoint("reset", { email });
+    await page.goto(reset);
+    await page.waitForFunction(() => document.getElementById("reset-form")?.hidden === false, null, LONG);
+    await page.fill("#reset-password", PASSWORD);
+    await page.click("#reset-submit");
+    await page.waitForFunction(() => document.getElementById("link-result")?.dataset.state === "reset", null, LONG);
+    await h.login(page, email, PASSWORD);
 
     // The activity shows the changes.
     await page.waitForFunction(() => document.getElementById("activity")?.dataset.state === "ok", null, LONG);
@@ -72,7 +83,7 @@ export const scenarios = {
     await page.waitForFunction(out, null, LONG);
     res.deleted = { banner: await page.textContent("#banner") };
     await page.fill("#email", email);
-    await page.fill("#password", "Correct-Horse-42-battery");
+    await page.fill("#password", PASSWORD);
     await page.click("#submit");
     await page.waitForFunction(() => document.getElementById("auth-error")?.hidden === false, null, LONG);
     res.deleted.login = await page.evaluate(() => document.getElementById("auth-error").querySelector(".msg")?.textContent ?? "");

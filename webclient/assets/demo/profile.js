@@ -107,7 +107,7 @@ export class ProfilePanel {
       await this.#client.call(change ? "/v1/users/confirmemailchange" : "/v1/users/revertemailchange", { token: link.token });
       this.#link(title, change
         ? "Your e-mail address is changed. Every session of your account ended: log in with the new address."
-        : "Your former address is back, and every session of your account ended. Log in, then change your password if someone else made the change.",
+        : "Your former address is back, every session of your account ended and its password no longer works: check your mail to choose a new password.",
       change ? "email-changed" : "email-reverted");
     } catch (err) {
       this.#link(title, linkWords[err?.code] ?? err?.message ?? String(err), "failed", err?.code);
