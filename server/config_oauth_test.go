@@ -11,7 +11,7 @@ import (
 func TestOAuthConfig(t *testing.T) {
 	c, err := loadEnv(map[string]string{"OAUTH_PROVIDER": "true", "ACCESS_TOKEN_ALG": "EdDSA", "PUBLIC_URL": "https://id.example.com",
 		"DATA_ENCRYPTION_KEY": testDataKey,
-		"OAUTH_RESOURCES": "HTTPS://API.Example.com:443/v1, https://id.example.com/mcp"})
+		"OAUTH_RESOURCES":     "HTTPS://API.Example.com:443/v1, https://id.example.com/mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
