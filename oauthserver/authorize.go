@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -161,18 +162,25 @@ func (s *Server) parseAuthorization(client *models.OAuthClient, q url.Values) (*
 		req.MaxAge = &age
 	}
 	if v := q.Get("state"); v != "" {
-		if len(v) > maxStateBytes || strings.ContainsRune(v, 0) {
-			return nil, badRequest("invalid_request", "state is too long")
+		if !freeText(v, maxStateBytes) {
+			return nil, badRequest("invalid_request", "state is too long or not UTF-8 text")
 		}
 		req.State = &v
 	}
 	if v := q.Get("nonce"); v != "" {
-		if len(v) > maxNonceBytes || strings.ContainsRune(v, 0) {
-			return nil, badRequest("invalid_request", "nonce is too long")
+		if !freeText(v, maxNonceBytes) {
+			return nil, badRequest("invalid_request", "nonce is too long or not UTF-8 text")
 		}
 		req.Nonce = &v
 	}
 	return req, nil
+}
+
+// freeText reports whether v can be stored as a free-text parameter: at
+// most limit bytes of valid UTF-8 without NUL (PostgreSQL text holds
+// neither invalid UTF-8 nor NUL).
+func freeText(v string, limit int) bool {
+	return len(v) <= limit && utf8.ValidString(v) && !strings.ContainsRune(v, 0)
 }
 
 // allowedScopes returns the scopes client may ask for: its registered
