@@ -109,7 +109,7 @@ func perr500() *protocolError {
 func (s *Server) parseAuthorization(client *models.OAuthClient, q url.Values) (*models.OAuthRequest, *protocolError) {
 	for name, vs := range q {
 		if len(vs) > 1 && name != "resource" {
-			return nil, badRequest("invalid_request", name+" is given more than once")
+			return nil, badRequest("invalid_request", "a parameter is given more than once")
 		}
 	}
 	switch rt := q.Get("response_type"); {
@@ -145,7 +145,7 @@ func (s *Server) parseAuthorization(client *models.OAuthClient, q url.Values) (*
 	prompt := strings.Fields(q.Get("prompt"))
 	for _, p := range prompt {
 		if !slices.Contains(promptValues, p) {
-			return nil, badRequest("invalid_request", "unknown prompt value "+p)
+			return nil, badRequest("invalid_request", "a prompt value is unknown")
 		}
 	}
 	if slices.Contains(prompt, "none") && len(prompt) > 1 {
@@ -211,7 +211,7 @@ func (s *Server) requestedScopes(client *models.OAuthClient, scope string, given
 	}
 	for _, sc := range asked {
 		if !slices.Contains(allowed, sc) {
-			return nil, badRequest("invalid_scope", "scope "+sc+" is unknown or not allowed to this client")
+			return nil, badRequest("invalid_scope", "a requested scope is unknown or not allowed to this client")
 		}
 	}
 	return asked, nil
@@ -224,7 +224,7 @@ func (s *Server) requestedResources(raw []string) ([]string, *protocolError) {
 	for _, r := range raw {
 		norm, ok := ResourceURI(r)
 		if !ok || !slices.Contains(s.Resources, norm) {
-			return nil, badRequest("invalid_target", "resource "+r+" is not served by this authorization server")
+			return nil, badRequest("invalid_target", "a requested resource is not served by this authorization server")
 		}
 		if !slices.Contains(out, norm) {
 			out = append(out, norm)

@@ -28,9 +28,9 @@ func (s *Server) protocolForm(w http.ResponseWriter, r *http.Request) (*models.O
 		return nil, nil, badRequest("invalid_request", "the body could not be read")
 	}
 	form := r.PostForm
-	for name, vs := range form {
+	for _, vs := range form {
 		if len(vs) > 1 {
-			return nil, nil, badRequest("invalid_request", name+" is given more than once")
+			return nil, nil, badRequest("invalid_request", "a parameter is given more than once")
 		}
 	}
 	client, perr := s.authenticateClient(r, form)

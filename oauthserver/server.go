@@ -332,7 +332,21 @@ type protocolError struct {
 func (e *protocolError) Error() string { return e.code + ": " + e.description }
 
 func perr(status int, code, description string) *protocolError {
-	return &protocolError{status: status, code: code, description: description}
+	return &protocolError{status: status, code: code, description: describable(description)}
+}
+
+// describable returns d with every byte that error_description may not
+// hold (RFC 6749 §4.1.2.1, §5.2: only %x20-21 / %x23-5B / %x5D-7E) made a
+// question mark. Descriptions never quote request values; this keeps a
+// mistake from reaching a client.
+func describable(d string) string {
+	b := []byte(d)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b[i] = '?'
+		}
+	}
+	return string(b)
 }
 
 func badRequest(code, description string) *protocolError {

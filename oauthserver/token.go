@@ -86,7 +86,7 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (*tokenAns
 	form := r.PostForm
 	for name, vs := range form {
 		if len(vs) > 1 && name != "resource" {
-			return nil, badRequest("invalid_request", name+" is given more than once")
+			return nil, badRequest("invalid_request", "a parameter is given more than once")
 		}
 	}
 	client, perr := s.authenticateClient(r, form)
@@ -98,7 +98,7 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (*tokenAns
 		return nil, badRequest("invalid_request", "grant_type is required")
 	}
 	if !slices.Contains([]string{"authorization_code", "refresh_token", "client_credentials"}, grant) {
-		return nil, badRequest("unsupported_grant_type", "grant_type "+grant+" is not supported")
+		return nil, badRequest("unsupported_grant_type", "the grant_type is not supported")
 	}
 	if !slices.Contains(client.GrantTypes, grant) {
 		return nil, badRequest("unauthorized_client", "the client may not use grant_type "+grant)
@@ -409,7 +409,7 @@ func (s *Server) narrowed(g *models.OAuthGrant, form url.Values) ([]string, stri
 		}
 		for _, sc := range asked {
 			if !slices.Contains(g.Scopes, sc) {
-				return nil, "", badRequest("invalid_scope", "scope "+sc+" was not granted")
+				return nil, "", badRequest("invalid_scope", "a requested scope was not granted")
 			}
 		}
 		scopes = asked
@@ -440,7 +440,7 @@ func (s *Server) clientCredentials(client *models.OAuthClient, form url.Values) 
 	if v := form.Get("resource"); v != "" {
 		norm, ok := ResourceURI(v)
 		if !ok || !slices.Contains(s.Resources, norm) {
-			return nil, badRequest("invalid_target", "resource "+v+" is not served by this authorization server"), nil
+			return nil, badRequest("invalid_target", "the resource is not served by this authorization server"), nil
 		}
 		aud = norm
 	}

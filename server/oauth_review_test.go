@@ -34,3 +34,43 @@ func TestOAuthInvalidUTF8FreeTextRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthErrorDescriptionsNeverEchoInput: the error redirects of an
+// admin client never quote what the request sent (a scope, a prompt or a
+// resource value, a parameter name): error_description stays within
+// %x20-21 / %x23-5B / %x5D-7E (RFC 6749 §4.1.2.1), whatever the input.
+func TestOAuthErrorDescriptionsNeverEchoInput(t *testing.T) {
+	s := startOAuthServer(t)
+	admin, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	_, challenge := pkce()
+	for _, bad := range []string{"\x00", "\xff\xfe", "é\"\\<x>", "a\nb"} {
+		for _, name := range []string{"scope", "prompt", "resource"} {
+			params := codeParams(admin, "https://app.example/cb", challenge)
+			params.Set(name, bad)
+			res, body := b.get(t, s.authorizeURL(params))
+			loc, err := url.Parse(res.Header.Get("Location"))
+			if res.StatusCode != http.StatusFound || err != nil || loc.Query().Get("error") == "" {
+				t.Errorf("%s %q: %d %q %.100s", name, bad, res.StatusCode, res.Header.Get("Location"), body)
+				continue
+			}
+			d := loc.Query().Get("error_description")
+			for i := 0; i < len(d); i++ {
+				if c := d[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+					t.Errorf("%s %q: error_description %q holds byte %#x", name, bad, d, c)
+					break
+				}
+			}
+			if strings.Contains(d, bad) {
+				t.Errorf("%s %q: error_description %q echoes the value", name, bad, d)
+			}
+		}
+		params := codeParams(admin, "https://app.example/cb", challenge)
+		params[bad] = []string{"1", "2"}
+		res, _ := b.get(t, s.authorizeURL(params))
+		loc, _ := url.Parse(res.Header.Get("Location"))
+		if d := loc.Query().Get("error_description"); res.StatusCode != http.StatusFound || d == "" || strings.Contains(d, bad) {
+			t.Errorf("parameter %q given twice: %d %q", bad, res.StatusCode, d)
+		}
+	}
+}
