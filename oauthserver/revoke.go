@@ -81,7 +81,8 @@ func (h *heldToken) ClientID() string {
 
 // hold finds what raw names: a refresh token of an OAuth session (in any
 // state), or an access token of this issuer that verifies (expired ones
-// are nil). Anything else is nil.
+// are nil), of an enabled client when it has no session. Anything else is
+// nil.
 func (s *Server) hold(ctx context.Context, raw string) (*heldToken, error) {
 	if auth.WellFormedOpaqueToken(raw) {
 		sess, err := s.Users.Sessions.ByHash(ctx, s.DB, auth.HashOpaqueToken(raw))
@@ -112,6 +113,13 @@ func (s *Server) hold(ctx context.Context, raw string) (*heldToken, error) {
 	}
 	h := &heldToken{Access: t, Session: t.Session}
 	if t.Session == uuid.Nil {
+		// A client's own token (client_credentials) has no session to
+		// end: it lives only while its client is enabled.
+		if _, err := s.lookupClient(ctx, t.ClientID); notFound(err) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
 		return h, nil
 	}
 	if h.User, err = uuid.Parse(t.Subject); err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/actionkit/actionkit/models"
 )
@@ -72,5 +73,32 @@ func TestOAuthErrorDescriptionsNeverEchoInput(t *testing.T) {
 		if d := loc.Query().Get("error_description"); res.StatusCode != http.StatusFound || d == "" || strings.Contains(d, bad) {
 			t.Errorf("parameter %q given twice: %d %q", bad, res.StatusCode, d)
 		}
+	}
+}
+
+// TestOAuthIntrospectClientTokenOfDisabledClient: a client_credentials
+// token (no session) is inactive at introspection once its client is
+// disabled, and still refused at userinfo.
+func TestOAuthIntrospectClientTokenOfDisabledClient(t *testing.T) {
+	s := startOAuthServer(t)
+	scope := "openid"
+	cc, ccSecret := s.addClient(t, oauthClientSpec{grants: []string{"client_credentials"}, scope: &scope})
+	rs, rsSecret := s.addClient(t, oauthClientSpec{grants: []string{"client_credentials"}, scope: &scope})
+	st, out := s.tokenCall(t, cc, ccSecret, url.Values{"grant_type": {"client_credentials"}})
+	if st != 200 {
+		t.Fatalf("client_credentials: %d %v", st, out)
+	}
+	at := out["access_token"].(string)
+	if st, out := s.protocolPost(t, "/oauth2/introspect", rs, rsSecret, url.Values{"token": {at}}); st != 200 || out["active"] != true || out["sub"] != cc {
+		t.Fatalf("introspect while the client is enabled: %d %v", st, out)
+	}
+	if _, err := (models.OAuthClientStore{}).Disable(t.Context(), s.db, cc, time.Now().UTC()); err != nil {
+		t.Fatal(err)
+	}
+	if st, out := s.protocolPost(t, "/oauth2/introspect", rs, rsSecret, url.Values{"token": {at}}); st != 200 || len(out) != 1 || out["active"] != false {
+		t.Fatalf("introspect after the client was disabled: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, at); st != http.StatusUnauthorized {
+		t.Fatalf("userinfo with a client's token: %d", st)
 	}
 }
