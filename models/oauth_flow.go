@@ -257,6 +257,12 @@ func (s OAuthFlowStore) SpendCode(ctx context.Context, db DB, hash string, now t
 	return nil, ErrNotFound
 }
 
+// CodeByHash returns the code whose code_hash is hash, in any state and
+// without locking it, or ErrNotFound.
+func (s OAuthFlowStore) CodeByHash(ctx context.Context, db DB, hash string) (*OAuthCode, error) {
+	return getRow[OAuthCode](ctx, s.q, db, "read oauth code", oauthFlowQueries.codeByHash, hash)
+}
+
 // SetCodeSession records the session the exchange of code id opened.
 func (s OAuthFlowStore) SetCodeSession(ctx context.Context, db DB, id, session uuid.UUID) error {
 	return execOne(ctx, s.q, db, "set oauth code session", oauthFlowQueries.setCodeSession, id, session)

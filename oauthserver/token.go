@@ -206,8 +206,9 @@ func basicCredentials(h string) (string, string, bool) {
 	return u, p, true
 }
 
-// exchangeCode is the authorization_code grant. The code is spent first,
-// in the transaction that opens the session, and stays spent whatever
+// exchangeCode is the authorization_code grant. The code is spent first
+// (after its user's row is locked), in the transaction that opens the
+// session, and stays spent whatever
 // the checks find (a code presented by the wrong client, or with the
 // wrong verifier, is burnt). A code spent before ends the session its
 // first exchange opened.
@@ -237,7 +238,23 @@ func (s *Server) exchangeCode(r *http.Request, client *models.OAuthClient, form 
 	ctx := r.Context()
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		failure, replayed, sess, raw = nil, nil, nil, ""
-		var err error
+		// The code's user is locked before the code, as revokeapp and a
+		// client's disabling lock the user before its codes: the other
+		// order deadlocks with them.
+		seen, err := s.Store.CodeByHash(ctx, tx, hash)
+		if errors.Is(err, models.ErrNotFound) {
+			failure = badRequest("invalid_grant", "the code is invalid, expired or spent")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := s.Users.Accounts.LockForUpdate(ctx, tx, seen.UserID); errors.Is(err, models.ErrNotFound) {
+			failure = badRequest("invalid_grant", "the code is invalid, expired or spent")
+			return nil
+		} else if err != nil {
+			return err
+		}
 		c, err = s.Store.SpendCode(ctx, tx, hash, s.now())
 		switch {
 		case errors.Is(err, models.ErrSpent):

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/internal/poll"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -100,5 +101,52 @@ func TestOAuthIntrospectClientTokenOfDisabledClient(t *testing.T) {
 	}
 	if st, _, _ := s.userinfo(t, at); st != http.StatusUnauthorized {
 		t.Fatalf("userinfo with a client's token: %d", st)
+	}
+}
+
+// TestOAuthRevokeAppRacingAnExchange: revokeapp (user, then consent, then
+// codes) and the exchange of one of the app's codes, caught at once, end
+// without a deadlock: revokeapp succeeds and the exchange is
+// invalid_grant, never a 500.
+func TestOAuthRevokeAppRacingAnExchange(t *testing.T) {
+	s := startOAuthServer(t)
+	scope := "openid profile"
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}, scope: &scope})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	code := s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge))
+	// A transaction holding the consent row stops revokeapp right after it
+	// locked the user, so that the exchange arrives while it holds it.
+	hold, err := s.db.BeginTxx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback() }()
+	if _, err := hold.Exec(`SELECT 1 FROM oauth_consents WHERE user_id = $1 FOR UPDATE`, u.id); err != nil {
+		t.Fatal(err)
+	}
+	revoked := make(chan *apiResponse, 1)
+	go func() {
+		revoked <- b.call(http.MethodPost, "/v1/users/oauth/revokeapp", map[string]any{"clientId": clientID}, u.auth()...)
+	}()
+	poll.Until(t, 10*time.Second, "revokeapp waiting for the consent row", func() bool { return lockWaiters(t, s.db) == 1 })
+	type answer struct {
+		status int
+		body   map[string]any
+	}
+	exchanged := make(chan answer, 1)
+	go func() {
+		st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"redirect_uri": {"https://app.example/cb"}, "code_verifier": {verifier}})
+		exchanged <- answer{st, out}
+	}()
+	poll.Until(t, 10*time.Second, "the exchange waiting too", func() bool { return lockWaiters(t, s.db) == 2 })
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	(<-revoked).want(t, 200, "")
+	if a := <-exchanged; a.status != 400 || a.body["error"] != "invalid_grant" {
+		t.Fatalf("the exchange racing revokeapp: %d %v", a.status, a.body)
 	}
 }
