@@ -79,10 +79,10 @@ const oauthClientColumns = `id, client_id, secret_hash, name, redirect_uris, pos
 
 // oauthClientQueries is the query table of OAuthClientStore.
 var oauthClientQueries = struct {
-	insert, byClientID, touch, list, lockByClientID, update, rotateSecret string
-	disable, lockGrantUsers, revokeClientSessions, deleteConsents         string
-	deletePendingCodes, deletePendingRequests                             string
-	purgeUnusedDynamic, upsertMetadata                                    string
+	insert, byClientID, touch, list, lockByClientID, shareEnabled, update, rotateSecret string
+	disable, lockGrantUsers, revokeClientSessions, deleteConsents                       string
+	deletePendingCodes, deletePendingRequests                                           string
+	purgeUnusedDynamic, upsertMetadata                                                  string
 }{
 	insert: `INSERT INTO oauth_clients (id, client_id, secret_hash, name, redirect_uris, post_logout_redirect_uris,
 		grant_types, token_endpoint_auth_method, scope, min_aal, id_token_alg, logo_uri, client_uri, source,
@@ -98,6 +98,10 @@ var oauthClientQueries = struct {
 		ORDER BY created_at DESC, id DESC`,
 	lockByClientID: `SELECT ` + oauthClientColumns + ` FROM oauth_clients
 		WHERE client_id = $1 AND disabled_at IS NULL FOR NO KEY UPDATE`,
+	// FOR SHARE waits for a Disable under way (its UPDATE) and then finds
+	// the row disabled.
+	shareEnabled: `SELECT ` + oauthClientColumns + ` FROM oauth_clients
+		WHERE client_id = $1 AND disabled_at IS NULL FOR SHARE`,
 	update: `UPDATE oauth_clients SET secret_hash = $2, name = $3, redirect_uris = $4,
 		post_logout_redirect_uris = $5, grant_types = $6, token_endpoint_auth_method = $7, scope = $8,
 		min_aal = $9, id_token_alg = $10, logo_uri = $11, client_uri = $12, updated_at = $13
@@ -183,6 +187,13 @@ func (s OAuthClientStore) List(ctx context.Context, db DB) ([]OAuthClient, error
 // ErrNotFound.
 func (s OAuthClientStore) LockByClientID(ctx context.Context, db DB, clientID string) (*OAuthClient, error) {
 	return getRow[OAuthClient](ctx, s.q, db, "lock oauth client", oauthClientQueries.lockByClientID, clientID)
+}
+
+// ShareEnabled returns the enabled client named clientID and holds a
+// share lock on its row until db's transaction ends, so that it cannot be
+// disabled meanwhile; a disabled or unknown one is ErrNotFound.
+func (s OAuthClientStore) ShareEnabled(ctx context.Context, db DB, clientID string) (*OAuthClient, error) {
+	return getRow[OAuthClient](ctx, s.q, db, "share oauth client", oauthClientQueries.shareEnabled, clientID)
 }
 
 // Update writes every changeable field of c (its secret hash, name, URIs,

@@ -238,6 +238,17 @@ func (s *Server) exchangeCode(r *http.Request, client *models.OAuthClient, form 
 	ctx := r.Context()
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		failure, replayed, sess, raw = nil, nil, nil, ""
+		// The client was read before this transaction: it is read again
+		// under a share lock, so that a Disable under way either commits
+		// first (the exchange is refused) or waits for this one (and then
+		// ends the session it opens). The lock comes first, as Disable
+		// takes the client before the users.
+		if _, err := s.ClientStore.ShareEnabled(ctx, tx, client.ClientID); errors.Is(err, models.ErrNotFound) {
+			failure = perr(http.StatusUnauthorized, "invalid_client", "the client is disabled")
+			return nil
+		} else if err != nil {
+			return err
+		}
 		// The code's user is locked before the code, as revokeapp and a
 		// client's disabling lock the user before its codes: the other
 		// order deadlocks with them.

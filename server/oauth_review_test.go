@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -148,5 +149,74 @@ func TestOAuthRevokeAppRacingAnExchange(t *testing.T) {
 	(<-revoked).want(t, 200, "")
 	if a := <-exchanged; a.status != 400 || a.body["error"] != "invalid_grant" {
 		t.Fatalf("the exchange racing revokeapp: %d %v", a.status, a.body)
+	}
+}
+
+// TestOAuthDisableRacingAnExchange: a client disabled while one of its
+// codes is being exchanged leaves no live session of it: the exchange
+// either is refused or opens a session the disabling ends. A trigger of
+// the test's database holds the exchange after it spent the code, until
+// the disabling is under way.
+func TestOAuthDisableRacingAnExchange(t *testing.T) {
+	s := startOAuthServer(t)
+	scope := "openid profile"
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}, scope: &scope})
+	b := s.browser()
+	u := loginUser(t, b)
+	verifier, challenge := pkce()
+	code := s.codeFor(t, b, u, codeParams(clientID, "https://app.example/cb", challenge))
+	if _, err := s.db.Exec(`CREATE FUNCTION test_hold_grant() RETURNS trigger LANGUAGE plpgsql AS
+		$$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$;
+		CREATE TRIGGER test_hold_grant BEFORE INSERT ON oauth_grants FOR EACH ROW EXECUTE FUNCTION test_hold_grant()`); err != nil {
+		t.Fatal(err)
+	}
+	// The hold has a pool of its own: the disabling and the polling use
+	// both connections of s.db.
+	hold, err := s.testServer.db().BeginTxx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback() }()
+	if _, err := hold.Exec(`SELECT pg_advisory_xact_lock(4242)`); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status int
+		body   map[string]any
+	}
+	exchanged := make(chan answer, 1)
+	go func() {
+		st, out := s.tokenCall(t, clientID, secret, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"redirect_uri": {"https://app.example/cb"}, "code_verifier": {verifier}})
+		exchanged <- answer{st, out}
+	}()
+	poll.Until(t, 10*time.Second, "the exchange holding at its grant", func() bool { return lockWaiters(t, s.db) == 1 })
+	disabled := make(chan error, 1)
+	go func() {
+		_, err := (models.OAuthClientStore{}).Disable(context.WithoutCancel(t.Context()), s.db, clientID, time.Now().UTC())
+		disabled <- err
+	}()
+	poll.Until(t, 10*time.Second, "the disabling waiting too", func() bool { return lockWaiters(t, s.db) == 2 })
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-disabled; err != nil {
+		t.Fatal(err)
+	}
+	a := <-exchanged
+	var live int
+	if err := s.db.Get(&live, `SELECT count(*) FROM user_sessions s JOIN oauth_grants g ON g.session_id = s.chain_id
+		WHERE g.client_id = $1 AND s.revoked_at IS NULL`, clientID); err != nil {
+		t.Fatal(err)
+	}
+	if live != 0 {
+		t.Fatalf("%d live sessions of the disabled client (exchange %d)", live, a.status)
+	}
+	if a.status == 200 {
+		if st, _, _ := s.userinfo(t, a.body["access_token"].(string)); st != http.StatusUnauthorized {
+			t.Fatalf("userinfo with a token of the disabled client: %d", st)
+		}
+	} else if a.body["error"] != "invalid_client" && a.body["error"] != "invalid_grant" {
+		t.Fatalf("the exchange racing the disabling: %d %v", a.status, a.body)
 	}
 }
