@@ -23,7 +23,11 @@ var ErrSpent = errors.New("models: already spent")
 type OAuthRequest struct {
 	ID uuid.UUID `db:"id"`
 	// RequestHash is the lowercase hex SHA-256 of the requestId.
-	RequestHash   string         `db:"request_hash"`
+	RequestHash string `db:"request_hash"`
+	// BrowserHash is the lowercase hex SHA-256 of the secret of the
+	// browser that made the request (its oauth-request cookie); nil for a
+	// request stored before migration 0018, which no browser can use.
+	BrowserHash   *string        `db:"browser_hash"`
 	ClientID      string         `db:"client_id"`
 	RedirectURI   string         `db:"redirect_uri"`
 	Scopes        pq.StringArray `db:"scopes"`
@@ -142,7 +146,7 @@ type OAuthSessionClient struct {
 
 const (
 	oauthRequestColumns = `id, request_hash, client_id, redirect_uri, scopes, resources, state, nonce,
-		code_challenge, prompt, max_age, created_at, expires_at, spent_at`
+		code_challenge, prompt, max_age, created_at, expires_at, spent_at, browser_hash`
 	oauthCodeColumns = `id, code_hash, client_id, user_id, approving_session_id, redirect_uri, code_challenge,
 		scopes, resources, nonce, auth_time, created_at, expires_at, spent_at, session_id`
 	oauthConsentColumns = `id, user_id, client_id, scopes, resources, created_at, updated_at`
@@ -158,7 +162,7 @@ var oauthFlowQueries = struct {
 	purgeRequests, purgeCodes, purgeGrants                      string
 }{
 	insertRequest: `INSERT INTO oauth_requests (` + oauthRequestColumns + `)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, NULL, $14)`,
 	requestByHash: `SELECT ` + oauthRequestColumns + ` FROM oauth_requests WHERE request_hash = $1`,
 	spendRequest: `UPDATE oauth_requests SET spent_at = $2
 		WHERE request_hash = $1 AND spent_at IS NULL AND expires_at > $2 RETURNING ` + oauthRequestColumns,
@@ -210,7 +214,7 @@ func (s OAuthFlowStore) InsertRequest(ctx context.Context, db DB, r *OAuthReques
 	_, err := execCount(ctx, s.q, db, "insert oauth request", oauthFlowQueries.insertRequest,
 		r.ID, r.RequestHash, r.ClientID, r.RedirectURI, pq.StringArray(nonNil(r.Scopes)),
 		pq.StringArray(nonNil(r.Resources)), r.State, r.Nonce, r.CodeChallenge,
-		pq.StringArray(nonNil(r.Prompt)), r.MaxAge, r.CreatedAt, r.ExpiresAt)
+		pq.StringArray(nonNil(r.Prompt)), r.MaxAge, r.CreatedAt, r.ExpiresAt, r.BrowserHash)
 	return err
 }
 

@@ -81,6 +81,14 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	requestID := hex.EncodeToString(raw)
+	// The browser's secret binds the request to this browser: only the
+	// cookie carries it, never the interaction URL.
+	secret, err := randomToken()
+	if err != nil {
+		s.errorPage(w, r, perr500())
+		return
+	}
+	browserHash := hashID(secret)
 	now := s.now()
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -88,13 +96,13 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.ID, req.RequestHash, req.RedirectURI = id, hashID(requestID), redirectURI
-	req.CreatedAt, req.ExpiresAt = now, now.Add(RequestTTL)
+	req.CreatedAt, req.ExpiresAt, req.BrowserHash = now, now.Add(RequestTTL), &browserHash
 	if err := s.Store.InsertRequest(r.Context(), s.DB, req); err != nil {
 		s.log().Error("authorize: the request could not be stored", "error", err.Error())
 		s.errorPage(w, r, perr500())
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: RequestCookie, Value: requestID, Path: RequestCookiePath,
+	http.SetCookie(w, &http.Cookie{Name: RequestCookie, Value: requestID + "." + secret, Path: RequestCookiePath,
 		MaxAge: int(RequestTTL.Seconds()), HttpOnly: true, Secure: s.SecureCookies, SameSite: http.SameSiteLaxMode})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, withQuery(s.InteractionURL, url.Values{"oauth_request": {requestID}}), http.StatusFound)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,13 +66,17 @@ type RedirectResult struct {
 	RedirectTo string `json:"redirectTo"`
 }
 
-// pending reads the live request named by requestID, which the browser's
-// oauth-request cookie must name too, and its client. Anything else is
+// pending reads the live request named by requestID and its client. The
+// browser's oauth-request cookie must be <requestId>.<secret> of that
+// request: the same requestId, and a secret whose SHA-256 is the stored
+// browser hash (the interaction URL never carries the secret, so a leaked
+// requestId is no use to another browser). Anything else is
 // USER_BAD_REQUEST_INVALID_OAUTH_REQUEST.
 func (s *Server) pending(ctx context.Context, req *action.Request, requestID string) (*models.OAuthRequest, *models.OAuthClient, error) {
 	cookie, _ := req.Cookie(RequestCookie)
-	if !requestIDPattern.MatchString(requestID) ||
-		subtle.ConstantTimeCompare([]byte(cookie), []byte(requestID)) != 1 {
+	cookieID, secret, _ := strings.Cut(cookie, ".")
+	if !requestIDPattern.MatchString(requestID) || secret == "" ||
+		subtle.ConstantTimeCompare([]byte(cookieID), []byte(requestID)) != 1 {
 		return nil, nil, UserInvalidOAuthRequest.New()
 	}
 	r, err := s.Store.RequestByHash(ctx, s.DB, hashID(requestID))
@@ -81,7 +86,8 @@ func (s *Server) pending(ctx context.Context, req *action.Request, requestID str
 	if err != nil {
 		return nil, nil, err
 	}
-	if !r.Live(s.now()) {
+	if !r.Live(s.now()) || r.BrowserHash == nil ||
+		subtle.ConstantTimeCompare([]byte(hashID(secret)), []byte(*r.BrowserHash)) != 1 {
 		return nil, nil, UserInvalidOAuthRequest.New()
 	}
 	client, err := s.lookupClient(ctx, r.ClientID)

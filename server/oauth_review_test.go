@@ -220,3 +220,36 @@ func TestOAuthDisableRacingAnExchange(t *testing.T) {
 		t.Fatalf("the exchange racing the disabling: %d %v", a.status, a.body)
 	}
 }
+
+// TestOAuthLeakedRequestIDWithForgedCookie: a requestId learned from the
+// interaction URL (history, proxy logs) is no use with a cookie forged
+// from it: request, approve and deny refuse oauth-request=<requestId> and
+// <requestId>.<wrong secret>, so an attacker cannot approve the victim's
+// request with their own account (login CSRF); the victim's own browser
+// then approves. The interaction page with its requestId is kept by no
+// cache.
+func TestOAuthLeakedRequestIDWithForgedCookie(t *testing.T) {
+	s := startOAuthServer(t)
+	clientID, _ := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	victim := s.browser()
+	v := loginUser(t, victim)
+	_, challenge := pkce()
+	id := s.startAuthorization(t, victim, codeParams(clientID, "https://app.example/cb", challenge))
+	attacker := s.browser()
+	a := loginUser(t, attacker)
+	for _, cookie := range []string{id, id + ".", id + ".wrong", id + "." + strings.Repeat("A", 43)} {
+		for _, path := range []string{"/v1/users/oauth/request", "/v1/users/oauth/approve", "/v1/users/oauth/deny"} {
+			attacker.call(http.MethodPost, path, map[string]any{"requestId": id},
+				append(a.auth(), "Cookie", "oauth-request="+cookie)...).
+				want(t, 400, "USER_BAD_REQUEST_INVALID_OAUTH_REQUEST")
+		}
+	}
+	res, _ := victim.get(t, s.issuer+"/demo?oauth_request="+id)
+	if res.StatusCode != 200 || res.Header.Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("the interaction page: %d Cache-Control %q", res.StatusCode, res.Header.Get("Cache-Control"))
+	}
+	q := approve(t, victim, v, id)
+	if q.Get("code") == "" || q.Get("state") != "st-1" {
+		t.Fatalf("the victim's approval redirects with %v", q)
+	}
+}

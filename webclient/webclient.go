@@ -44,6 +44,8 @@ type Asset struct {
 const (
 	PageCache  = "public, max-age=60, must-revalidate"
 	AssetCache = "public, max-age=300, must-revalidate"
+	// PrivateCache is the Cache-Control of a page asked with a query.
+	PrivateCache = "private, no-store"
 )
 
 var _ http.Handler = (*Asset)(nil)
@@ -76,7 +78,13 @@ func (a *Asset) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", a.ContentType)
 	h.Set("ETag", a.ETag)
-	h.Set("Cache-Control", a.CacheControl)
+	cc := a.CacheControl
+	if r.URL.RawQuery != "" && cc == PageCache {
+		// A page asked with a query (the demo page's ?oauth_request=) is
+		// kept by no cache: the query may name something of one user.
+		cc = PrivateCache
+	}
+	h.Set("Cache-Control", cc)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("Referrer-Policy", "no-referrer")
