@@ -13,8 +13,9 @@ import (
 )
 
 // OAuthReplayGrace is how long after its rotation an OAuth refresh token
-// presented again by its own client is refused without more (parallel
-// refreshes of agents and command-line tools); later it is a replay.
+// presented again by its own client, from the address of that rotation,
+// is refused without more (parallel refreshes of agents and command-line
+// tools); later, or from another address, it is a replay.
 const OAuthReplayGrace = 10 * time.Second
 
 // OAuthRefreshed is the outcome of an OAuth refresh: the user, the new
@@ -81,8 +82,9 @@ func (s *Service) OpenOAuthSession(ctx context.Context, tx *sqlx.Tx, user, appro
 // budget, and returns the new row, its token and the session's grant. A
 // token of a first-party session, of another client's session or that
 // names nothing is ErrUnknownRefresh, with nothing changed. A rotated
-// token presented again within OAuthReplayGrace of its rotation is
-// ErrInvalidRefresh and nothing more; later it is a replay, which ends
+// token presented again within OAuthReplayGrace of its rotation, from the
+// client address of that rotation, is ErrInvalidRefresh and nothing more;
+// later, or from another address, it is a replay, which ends
 // that OAuth session only (event refresh_theft with data.clientId): the
 // user's other sessions and token version are left alone. A spent budget
 // is a *LimitedError.
@@ -174,9 +176,15 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 			return nil
 		case effectTheft:
 			if sess.RevokedAt != nil && now.Sub(*sess.RevokedAt) <= OAuthReplayGrace {
-				outcome = "replay_grace"
-				out.effect = effectNone
-				return nil
+				same, err := s.sameRotationAddress(ctx, tx, sess, o)
+				if err != nil {
+					return err
+				}
+				if same {
+					outcome = "replay_grace"
+					out.effect = effectNone
+					return nil
+				}
 			}
 			marked, err := s.Sessions.MarkTheft(ctx, tx, acc.ID, sess.SessionID, now)
 			if err != nil || !marked {
@@ -208,6 +216,26 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 		return nil, ErrUnknownRefresh
 	}
 	return nil, out.err(out.retry)
+}
+
+// sameRotationAddress reports whether the request o comes from the client
+// address recorded by the rotation that replaced the rotated row old: the
+// grace of parallel refreshes is for one client's own concurrent calls,
+// and a token replayed from elsewhere (a thief who refreshed first, or
+// the client after a thief did) is a replay.
+func (s *Service) sameRotationAddress(ctx context.Context, tx *sqlx.Tx, old *models.Session, o Origin) (bool, error) {
+	ip := ipAddress(o.IP)
+	if old.ReplacedBySessionID == nil || ip == nil {
+		return false, nil
+	}
+	next, err := s.Sessions.ByID(ctx, tx, *old.ReplacedBySessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return next.IPAddress != nil && *next.IPAddress == *ip, nil
 }
 
 // EndOAuthSession ends the session chain of owner (an OAuth session whose

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -251,5 +252,62 @@ func TestOAuthLeakedRequestIDWithForgedCookie(t *testing.T) {
 	q := approve(t, victim, v, id)
 	if q.Get("code") == "" || q.Get("state") != "st-1" {
 		t.Fatalf("the victim's approval redirects with %v", q)
+	}
+}
+
+// refreshFrom posts a refresh_token grant of a confidential client as
+// sent from the client address ip (X-Forwarded-For, the server trusting
+// its loopback proxy).
+func (s *oauthServer) refreshFrom(t *testing.T, ip, clientID, secret, refresh string) (int, map[string]any) {
+	t.Helper()
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
+	req, _ := http.NewRequest(http.MethodPost, s.issuer+"/oauth2/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Forwarded-For", ip)
+	req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// TestOAuthRefreshGraceOnlyFromTheRotatingAddress: a rotated refresh
+// token presented again within the grace from the address of the rotation
+// is invalid_grant and nothing more (parallel refreshes); from another
+// address it is a replay at once: a thief who refreshed first cannot hide
+// behind the grace, and that OAuth session ends with refresh_theft.
+func TestOAuthRefreshGraceOnlyFromTheRotatingAddress(t *testing.T) {
+	s := startOAuthServer(t, "TRUST_PROXY=true")
+	clientID, secret := s.addClient(t, oauthClientSpec{redirectURIs: []string{"https://app.example/cb"}})
+	b := s.browser()
+	u := loginUser(t, b)
+	tok := s.signIn(t, b, u, clientID, secret)
+	stolen := tok["refresh_token"].(string)
+	st, thief := s.refreshFrom(t, "203.0.113.66", clientID, secret, stolen)
+	if st != 200 {
+		t.Fatalf("the first refresh: %d %v", st, thief)
+	}
+	if st, out := s.refreshFrom(t, "203.0.113.66", clientID, secret, stolen); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("a replay from the rotation's address: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, thief["access_token"].(string)); st != 200 {
+		t.Fatalf("the session after a replay within the grace from the same address: %d", st)
+	}
+	if st, out := s.refreshFrom(t, "198.51.100.7", clientID, secret, stolen); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("a replay from another address: %d %v", st, out)
+	}
+	if st, _, _ := s.userinfo(t, thief["access_token"].(string)); st != http.StatusUnauthorized {
+		t.Fatalf("the session after a replay from another address: %d", st)
+	}
+	if st, out := s.refreshFrom(t, "203.0.113.66", clientID, secret, thief["refresh_token"].(string)); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("the rotated token after the theft response: %d %v", st, out)
+	}
+	var n int
+	if err := s.db.Get(&n, `SELECT count(*) FROM security_events WHERE owner_id = $1 AND type = 'refresh_theft'`, u.id); err != nil || n != 1 {
+		t.Fatalf("refresh_theft events: %d %v", n, err)
 	}
 }
