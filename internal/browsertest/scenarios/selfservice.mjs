@@ -22,12 +22,21 @@ export const scenarios = {
   async selfservice(h) {
     const page = await h.open();
     await h.settled(page);
+    // The profile read that follows the registration is held until the
+    // person has typed: its late answer must not wipe what they typed.
+    let release;
+    const typed = new Promise((resolve) => { release = resolve; });
+    const hold = async (route) => { await typed; await route.continue(); };
+    await h.ctx.route(h.base + "/v1/users/read*", hold);
     const { email, userId } = await h.register(page);
     const res = { email, userId };
 
     // The profile: a time zone the server does not know is refused under its field.
     await page.fill("#pf-last-name", "Lovelace");
     await page.fill("#pf-timezone", "Mars/Olympus_Mons");
+    release();
+    await page.waitForFunction(() => document.getElementById("profile").dataset.read === "ok", null, LONG);
+    await h.ctx.unroute(h.base + "/v1/users/read*", hold);
     await page.click("#profile-save");
     await page.waitForFunction(() => document.getElementById("pf-timezone-field-error"), null, LONG);
     res.badZone = await page.evaluate(() => ({ error: document.getElementById("pf-timezone-field-error").textContent,

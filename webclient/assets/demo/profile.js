@@ -30,6 +30,7 @@ export class ProfilePanel {
   #changed;
   #link;
   #user = null; // the profile as last shown
+  #shown = {}; // input id -> the value the form last showed in it
 
   /**
    * @param {import("/client/actionkit.js").ActionkitClient} client
@@ -69,13 +70,19 @@ export class ProfilePanel {
     });
   }
 
-  /** Shows user's values in the form. */
+  /**
+   * Shows user's values in the form, leaving alone a field the person
+   * has edited since the form last showed it: a read that answers late
+   * (a slow network, a busy server) never wipes what was just typed.
+   */
   render(user) {
     if (!user) return;
     this.#user = user;
-    $("pf-first-name").value = user.firstName ?? "";
-    $("pf-last-name").value = user.lastName ?? "";
-    $("pf-timezone").value = user.timezone ?? "";
+    for (const [id, value] of [["pf-first-name", user.firstName], ["pf-last-name", user.lastName], ["pf-timezone", user.timezone]]) {
+      const input = $(id);
+      if (input.value === (this.#shown[id] ?? "")) input.value = value ?? "";
+      this.#shown[id] = value ?? "";
+    }
     const locale = $("pf-locale");
     if (user.locale && ![...locale.options].some((o) => o.value === user.locale)) locale.append(new Option(user.locale, user.locale));
     if (user.locale) locale.value = user.locale;
@@ -89,6 +96,7 @@ export class ProfilePanel {
   /** The page logged out: forgets what was typed. */
   hidden() {
     this.#user = null;
+    this.#shown = {};
     for (const id of ["pf-first-name", "pf-last-name", "pf-timezone", "new-email"]) $(id).value = "";
     for (const id of ["profile-result", "email-result", "export-result"]) alert(id, "");
     showError("profile-error", null, profileFields);
