@@ -1,0 +1,2 @@
+-- 0019 down: the index on the tokens' addresses goes.
+DROP INDEX IF EXISTS account_tokens_email_idx;
