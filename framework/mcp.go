@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -58,7 +59,15 @@ func (m *mcpEndpoint) build() {
 			continue
 		}
 		m.tools[d.Spec.Tool.Name] = d
-		tool := &mcp.Tool{Name: d.Spec.Tool.Name, Description: d.Spec.Tool.Description, InputSchema: g.argsSchema(d)}
+		// The schema is marshalled once, here: the SDK marshals a tool's
+		// schema again at every tools/list and reads it at every
+		// tools/call, which for a map means reflection and sorting each
+		// time, for raw JSON a copy.
+		schema, err := json.Marshal(g.argsSchema(d))
+		if err != nil {
+			panic(fmt.Sprintf("framework: tool %s: input schema: %v", d.Spec.Tool.Name, err))
+		}
+		tool := &mcp.Tool{Name: d.Spec.Tool.Name, Description: d.Spec.Tool.Description, InputSchema: json.RawMessage(schema)}
 		if d.Spec.Summary != "" {
 			tool.Title = d.Spec.Summary
 		}
