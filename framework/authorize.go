@@ -50,6 +50,11 @@ func (f *Framework) authorize(r *http.Request, spec action.Spec, req *action.Req
 	}
 	scoped := f.oauth != nil && len(spec.Scopes) > 0
 	if scoped {
+		if call, _ := r.Context().Value(mcpCallKey{}).(*mcpCall); call != nil {
+			if ok, err := f.oauth.authorizeToolCall(call, spec, req); ok {
+				return err
+			}
+		}
 		if token, ok := bearerToken(r); ok && looksLikeAccessToken(token) {
 			return f.authorizeOAuth(r, spec, req, token)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth/accesstoken"
 	"github.com/actionkit/actionkit/errorcodes"
 )
 
@@ -31,9 +33,16 @@ type mcpEndpoint struct {
 
 func newMCPEndpoint(f *Framework) *mcpEndpoint { return &mcpEndpoint{f: f} }
 
-// mcpCall is what a tool call needs of the MCP request it came in.
+// mcpCall is what a tool call needs of the MCP request it came in: the
+// request, and the access token the endpoint verified for it and the caller
+// it resolved (one read of the session, with needs). It travels only in the
+// context under an unexported key, which nothing outside this package can
+// set: no header of any request can stand for it.
 type mcpCall struct {
-	outer *http.Request
+	outer  *http.Request
+	tok    *accesstoken.Token
+	caller *action.Caller
+	needs  action.Needs
 }
 
 // build makes the MCP server of every registered tool, at the first
@@ -50,7 +59,15 @@ func (m *mcpEndpoint) build() {
 			continue
 		}
 		m.tools[d.Spec.Tool.Name] = d
-		tool := &mcp.Tool{Name: d.Spec.Tool.Name, Description: d.Spec.Tool.Description, InputSchema: g.argsSchema(d)}
+		// The schema is marshalled once, here: the SDK marshals a tool's
+		// schema again at every tools/list and reads it at every
+		// tools/call, which for a map means reflection and sorting each
+		// time, for raw JSON a copy.
+		schema, err := json.Marshal(g.argsSchema(d))
+		if err != nil {
+			panic(fmt.Sprintf("framework: tool %s: input schema: %v", d.Spec.Tool.Name, err))
+		}
+		tool := &mcp.Tool{Name: d.Spec.Tool.Name, Description: d.Spec.Tool.Description, InputSchema: json.RawMessage(schema)}
 		if d.Spec.Summary != "" {
 			tool.Title = d.Spec.Summary
 		}
@@ -78,15 +95,16 @@ func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.WriteError(w, r, unauthorizedChallenge(rs.mcpMetaURL))
 		return
 	}
-	tok, caller, err := rs.verify(r.Context(), token, rs.mcpResource, rs.cfg.Owner, action.Needs{})
+	tok, err := rs.verifyToken(r.Context(), token, rs.mcpResource)
 	if err != nil {
 		f.WriteError(w, r, err)
 		return
 	}
-	if caller == nil {
+	if tok == nil {
 		f.WriteError(w, r, unauthorizedChallenge(rs.mcpMetaURL))
 		return
 	}
+	var calls []rpcCall
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.maxBody))
 		if err != nil {
@@ -96,14 +114,33 @@ func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		for _, c := range toolCalls(body) {
-			if d, ok := m.tools[c.Params.Name]; ok && !tok.HasScopes(d.Spec.Scopes) {
-				m.refuse(w, r, c.ID, insufficientScope(tok.Scopes, d.Spec.Scopes, rs.mcpMetaURL))
-				return
-			}
+		calls = toolCalls(body)
+	}
+	var needs action.Needs
+	for _, c := range calls {
+		if d, ok := m.tools[c.Params.Name]; ok && d.Spec.Reauth != action.ReauthNone {
+			needs.Assurance = true
 		}
 	}
-	ctx := context.WithValue(r.Context(), mcpCallKey{}, &mcpCall{outer: r})
+	// The session is read once, here, for the request and every tool call
+	// it carries: the tool calls run within this same request, as an HTTP
+	// action runs after its own one read.
+	caller, err := rs.resolveCaller(r.Context(), tok, rs.cfg.Owner, needs)
+	if err != nil {
+		f.WriteError(w, r, err)
+		return
+	}
+	if caller == nil {
+		f.WriteError(w, r, unauthorizedChallenge(rs.mcpMetaURL))
+		return
+	}
+	for _, c := range calls {
+		if d, ok := m.tools[c.Params.Name]; ok && !tok.HasScopes(d.Spec.Scopes) {
+			m.refuse(w, r, c.ID, insufficientScope(tok.Scopes, d.Spec.Scopes, rs.mcpMetaURL))
+			return
+		}
+	}
+	ctx := context.WithValue(r.Context(), mcpCallKey{}, &mcpCall{outer: r, tok: tok, caller: caller, needs: needs})
 	m.handler.ServeHTTP(w, r.WithContext(ctx))
 }
 

@@ -217,31 +217,49 @@ func looksLikeAccessToken(token string) bool {
 // verify checks an access token for resource and resolves its caller for
 // an action of owner type owner. A refusal is (nil, nil, nil).
 func (rs *resourceServer) verify(ctx context.Context, token, resource string, owner action.OwnerType, needs action.Needs) (*accesstoken.Token, *action.Caller, error) {
-	tok, err := rs.verifier.Verify(ctx, token, resource)
-	if errors.Is(err, accesstoken.ErrInvalidToken) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	tok, err := rs.verifyToken(ctx, token, resource)
+	if err != nil || tok == nil {
 		return nil, nil, err
 	}
+	caller, err := rs.resolveCaller(ctx, tok, owner, needs)
+	if err != nil || caller == nil {
+		return nil, nil, err
+	}
+	return tok, caller, nil
+}
+
+// verifyToken checks an access token's signature and claims for resource.
+// A refusal is (nil, nil).
+func (rs *resourceServer) verifyToken(ctx context.Context, token, resource string) (*accesstoken.Token, error) {
+	tok, err := rs.verifier.Verify(ctx, token, resource)
+	if errors.Is(err, accesstoken.ErrInvalidToken) {
+		return nil, nil
+	}
+	return tok, err
+}
+
+// resolveCaller asks OAuthSessions (one read of the session) for the
+// caller of a verified token. A refusal is (nil, nil).
+func (rs *resourceServer) resolveCaller(ctx context.Context, tok *accesstoken.Token, owner action.OwnerType, needs action.Needs) (*action.Caller, error) {
 	var caller *action.Caller
 	if rs.cfg.Sessions != nil {
-		caller, err = rs.cfg.Sessions.OAuthCaller(ctx, owner, tok, needs)
-		if err != nil || caller == nil {
-			return nil, nil, err
+		c, err := rs.cfg.Sessions.OAuthCaller(ctx, owner, tok, needs)
+		if err != nil || c == nil {
+			return nil, err
 		}
+		caller = c
 	} else {
 		// Without a session store the token is all there is: a user's
 		// token (with a session) of UUIDs.
 		sub, err1 := uuid.Parse(tok.Subject)
 		sid, err2 := uuid.Parse(tok.SessionID)
 		if err1 != nil || err2 != nil {
-			return nil, nil, nil
+			return nil, nil
 		}
 		caller = &action.Caller{Type: owner, ID: sub, SessionID: sid, SessionExpiresAt: tok.ExpiresAt}
 	}
 	caller.ClientID, caller.Scopes = tok.ClientID, slices.Clone(tok.Scopes)
-	return tok, caller, nil
+	return caller, nil
 }
 
 // authorizeOAuth resolves the caller of a scoped action from an OAuth
@@ -254,6 +272,29 @@ func (f *Framework) authorizeOAuth(r *http.Request, spec action.Spec, req *actio
 	if err != nil {
 		return err
 	}
+	return rs.admit(spec, req, tok, caller, metadata)
+}
+
+// authorizeToolCall authorizes a tool call with the token and caller the
+// MCP endpoint verified and resolved for this very request, rather than
+// verifying the token and reading the session a second time; the action's
+// own rules (owner type, clients, scopes; Reauth after) apply as over
+// HTTP. ok is false when the endpoint resolved no caller fit for spec (of
+// another owner type, or without the Assurance a Spec.Reauth reads), then
+// the caller runs the full check.
+func (rs *resourceServer) authorizeToolCall(call *mcpCall, spec action.Spec, req *action.Request) (ok bool, err error) {
+	if call.tok == nil || call.caller == nil || spec.Auth.Owner != rs.cfg.Owner ||
+		(spec.Reauth != action.ReauthNone && !call.needs.Assurance) {
+		return false, nil
+	}
+	c := *call.caller
+	c.Scopes = slices.Clone(c.Scopes)
+	return true, rs.admit(spec, req, call.tok, &c, rs.mcpMetaURL)
+}
+
+// admit applies a scoped action's rules to a verified token and its
+// caller (nil: refused): the owner type, the clients, the scopes.
+func (rs *resourceServer) admit(spec action.Spec, req *action.Request, tok *accesstoken.Token, caller *action.Caller, metadata string) error {
 	if caller == nil || caller.Type != spec.Auth.Owner {
 		return unauthorizedChallenge(metadata)
 	}
