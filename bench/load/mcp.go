@@ -172,10 +172,21 @@ func codeFlow(ctx context.Context, hc *http.Client, base, clientID string, u *us
 		return "", fmt.Errorf("authorize: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	requestID := loc.Query().Get("oauth_request")
+	// The cookie binds the request to this client: it holds the requestId
+	// and a secret the URL does not carry.
+	var binding string
+	for _, c := range res.Cookies() {
+		if c.Name == "oauth-request" {
+			binding = c.Value
+		}
+	}
+	if requestID == "" || binding == "" {
+		return "", fmt.Errorf("authorize: no oauth_request (%q) or no oauth-request cookie", loc)
+	}
 	var approved struct {
 		RedirectTo string `json:"redirectTo"`
 	}
-	headers := []string{"Authorization", u.authorization(), "Cookie", "oauth-request=" + requestID}
+	headers := []string{"Authorization", u.authorization(), "Cookie", "oauth-request=" + binding}
 	if err := postJSON(ctx, hc, base+"/v1/users/oauth/approve", map[string]string{"requestId": requestID}, headers, http.StatusOK, &approved); err != nil {
 		return "", fmt.Errorf("approve: %w", err)
 	}

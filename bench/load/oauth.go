@@ -72,6 +72,9 @@ func oauthSettings(env []string, port int) []string {
 	env = withSetting(env, "OAUTH_PROVIDER", "true")
 	env = withSetting(env, "ACCESS_TOKEN_ALG", "EdDSA")
 	env = withSetting(env, "DEMO_ENABLED", "false")
+	// The bench answers the interaction through the API, never on a page;
+	// with the demo off the server wants the page named all the same.
+	env = withSetting(env, "OAUTH_INTERACTION_URL", issuer+"/signin")
 	return withSetting(env, "PUBLIC_URL", issuer)
 }
 

@@ -10,7 +10,8 @@ import (
 func TestOAuthSettings(t *testing.T) {
 	env := oauthSettings([]string{"APP_ENV=production", "ACCESS_TOKEN_ALG=HS256", "RATE_LIMIT_MAX=9", "PUBLIC_URL=https://x.example"}, 4242)
 	want := map[string]string{"APP_ENV": "test", "OAUTH_PROVIDER": "true", "ACCESS_TOKEN_ALG": "EdDSA",
-		"PUBLIC_URL": "http://127.0.0.1:4242", "RATE_LIMIT_MAX": "9", "DEMO_ENABLED": "false"}
+		"PUBLIC_URL": "http://127.0.0.1:4242", "RATE_LIMIT_MAX": "9", "DEMO_ENABLED": "false",
+		"OAUTH_INTERACTION_URL": "http://127.0.0.1:4242/signin"}
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
