@@ -66,11 +66,7 @@ func (c *OAuthClient) normalize() {
 	utcPtr(&c.MetadataExpiresAt)
 	utcPtr(&c.LastUsedAt)
 	utcPtr(&c.DisabledAt)
-	for _, a := range []*pq.StringArray{&c.RedirectURIs, &c.PostLogoutRedirectURIs, &c.GrantTypes} {
-		if *a == nil {
-			*a = pq.StringArray{}
-		}
-	}
+	emptyIfNil(&c.RedirectURIs, &c.PostLogoutRedirectURIs, &c.GrantTypes)
 }
 
 const oauthClientColumns = `id, client_id, secret_hash, name, redirect_uris, post_logout_redirect_uris,
@@ -275,6 +271,16 @@ func (s OAuthClientStore) UpsertMetadata(ctx context.Context, db DB, c *OAuthCli
 	return getRow[OAuthClient](ctx, s.q, db, "upsert metadata oauth client", oauthClientQueries.upsertMetadata,
 		c.ID, c.ClientID, c.Name, pq.StringArray(nonNil(c.RedirectURIs)), pq.StringArray(nonNil(c.PostLogoutRedirectURIs)),
 		pq.StringArray(nonNil(c.GrantTypes)), c.Scope, c.LogoURI, c.ClientURI, c.MetadataExpiresAt, now)
+}
+
+// emptyIfNil sets each nil array of arrays to an empty one, so that a row
+// reads back the same whether its arrays were written empty or not at all.
+func emptyIfNil(arrays ...*pq.StringArray) {
+	for _, a := range arrays {
+		if *a == nil {
+			*a = pq.StringArray{}
+		}
+	}
 }
 
 // nonNil returns a, or an empty slice for nil, for NOT NULL array columns.

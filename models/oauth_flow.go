@@ -46,11 +46,7 @@ func (r *OAuthRequest) normalize() {
 	utc(&r.CreatedAt)
 	utc(&r.ExpiresAt)
 	utcPtr(&r.SpentAt)
-	for _, a := range []*pq.StringArray{&r.Scopes, &r.Resources, &r.Prompt} {
-		if *a == nil {
-			*a = pq.StringArray{}
-		}
-	}
+	emptyIfNil(&r.Scopes, &r.Resources, &r.Prompt)
 }
 
 // Live reports whether r may still be approved or denied at now.
@@ -83,11 +79,7 @@ func (c *OAuthCode) normalize() {
 	utc(&c.CreatedAt)
 	utc(&c.ExpiresAt)
 	utcPtr(&c.SpentAt)
-	for _, a := range []*pq.StringArray{&c.Scopes, &c.Resources} {
-		if *a == nil {
-			*a = pq.StringArray{}
-		}
-	}
+	emptyIfNil(&c.Scopes, &c.Resources)
 }
 
 // OAuthConsent is a row of oauth_consents: what a user consented to for a
@@ -105,11 +97,7 @@ type OAuthConsent struct {
 func (c *OAuthConsent) normalize() {
 	utc(&c.CreatedAt)
 	utc(&c.UpdatedAt)
-	for _, a := range []*pq.StringArray{&c.Scopes, &c.Resources} {
-		if *a == nil {
-			*a = pq.StringArray{}
-		}
-	}
+	emptyIfNil(&c.Scopes, &c.Resources)
 }
 
 // OAuthGrant is a row of oauth_grants: what an OAuth session (a chain of
@@ -129,11 +117,7 @@ type OAuthGrant struct {
 func (g *OAuthGrant) normalize() {
 	utc(&g.AuthTime)
 	utc(&g.CreatedAt)
-	for _, a := range []*pq.StringArray{&g.Scopes, &g.Resources} {
-		if *a == nil {
-			*a = pq.StringArray{}
-		}
-	}
+	emptyIfNil(&g.Scopes, &g.Resources)
 }
 
 // OAuthSessionClient names the client of an OAuth session, for the

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/errorcodes"
 	"github.com/actionkit/actionkit/models"
@@ -21,17 +20,7 @@ import (
 // "ListOAuthClients" becomes V1AdminListOAuthClients at
 // /v1/admins/oauth/clients<path>.
 func adminOAuthSpec(verb, path, summary string, sensitive bool, errs ...errorcodes.Code) action.Spec {
-	s := action.Spec{
-		Name:    "V1Admin" + verb,
-		Path:    "/v1/admins/oauth/clients" + path,
-		Summary: summary,
-		Auth:    action.Owner(accounts.Admins.Type),
-		Errors:  errs,
-	}
-	if sensitive {
-		s.Reauth = action.ReauthRecent
-	}
-	return s
+	return adminSpec("/v1/admins/oauth/clients", verb, path, summary, sensitive, errs...)
 }
 
 // OAuthClientView is an OAuth client on the wire; its secret never is.

@@ -22,9 +22,16 @@ import (
 // adminWebhooksSpec names an admin action on webhooks: verb "ListWebhooks"
 // becomes V1AdminListWebhooks at /v1/admins/webhooks<path>.
 func adminWebhooksSpec(verb, path, summary string, sensitive bool, errs ...errorcodes.Code) action.Spec {
+	return adminSpec("/v1/admins/webhooks", verb, path, summary, sensitive, errs...)
+}
+
+// adminSpec names an admin action of one of the admins' management
+// sections: verb "ListWebhooks" becomes V1AdminListWebhooks at
+// section<path>; a sensitive one needs a recent re-authentication.
+func adminSpec(section, verb, path, summary string, sensitive bool, errs ...errorcodes.Code) action.Spec {
 	s := action.Spec{
 		Name:    "V1Admin" + verb,
-		Path:    "/v1/admins/webhooks" + path,
+		Path:    section + path,
 		Summary: summary,
 		Auth:    action.Owner(accounts.Admins.Type),
 		Errors:  errs,
