@@ -501,10 +501,13 @@ func (b *benchRun) runOAuthStep(ctx context.Context, s step) *Result {
 	return orFailed(r, err, s)
 }
 
-// compareProvider measures the read at concurrency c, by wrk with each
-// server's own users' tokens, on the bench's server (provider off) and on
-// the OAuth server (provider on) in n alternating slices: turning the
-// provider on must cost the read path nothing.
+// compareProvider measures the read at concurrency c, by wrk, with the
+// OAuth provider off and on, in n alternating slices: turning the provider
+// on must cost the read path nothing. The "on" side is the OAuth server;
+// the "off" side is a server started for this with the very same settings
+// (EdDSA access tokens, APP_ENV test, the demo off) but OAUTH_PROVIDER
+// false, on the same database and Redis namespace, each with users of its
+// own: only the provider differs between the two.
 func (b *benchRun) compareProvider(ctx context.Context, c, n int) {
 	labels := [2]Result{{Scenario: "read", Target: "server", Series: "provider", Provider: "off", Concurrency: c},
 		{Scenario: "read", Target: "server", Series: "provider", Provider: "on", Concurrency: c}}
@@ -513,10 +516,34 @@ func (b *benchRun) compareProvider(ctx context.Context, c, n int) {
 		b.failSides(labels, err)
 		return
 	}
-	b.compareWrk(ctx, [2]*target{b.t, o.t}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, n)
+	off, stop, err := b.providerOffTwin(ctx)
+	if err != nil {
+		b.failSides(labels, fmt.Errorf("start the server with the provider off: %w", err))
+		return
+	}
+	defer stop()
+	b.compareWrk(ctx, [2]*target{off, o.t}, [2]string{"/v1/users/read", "/v1/users/read"}, labels, n)
 	if q, on, off, ok := providerRatio(b.runs); ok {
 		fmt.Printf("read at %d: provider on %s req/s, off %s req/s: on/off %.2f (want at least 0.95)\n", c, fmtRate(on), fmtRate(off), q)
 	}
+}
+
+// providerOffTwin starts the OAuth server's twin with the provider off and
+// returns its target, with users of its own, and how to stop it.
+func (b *benchRun) providerOffTwin(ctx context.Context) (*target, func(), error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	env := withSetting(oauthSettings(b.env, port), "OAUTH_PROVIDER", "false")
+	srv, base, err := startServerPort(ctx, b.cfg.server, env, port, filepath.Join(b.cfg.logs, "server-oauth-off.log"))
+	if err != nil {
+		return nil, nil, err
+	}
+	t := *b.t
+	t.base, t.metricsURL, t.pid = base, base+"/metrics", srv.pid()
+	t.pool = newUserPool(b.t.prefix+"-oauthoff", base)
+	return &t, func() { _ = srv.stop(40 * time.Second) }, nil
 }
 
 // providerRatio is the read rate with the provider on over the rate with

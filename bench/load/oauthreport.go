@@ -75,12 +75,10 @@ func (rp *report) oauthVsFirstParty() string {
 func (rp *report) providerTable() string {
 	var rows [][]string
 	var notes []string
-	c := 0
 	for _, r := range rp.runs {
 		if r.Series != "provider" {
 			continue
 		}
-		c = r.Concurrency
 		if r.Error != "" {
 			notes = append(notes, fmt.Sprintf("- provider %s: not measured: %s", r.Provider, r.Error))
 			continue
@@ -91,16 +89,13 @@ func (rp *report) providerTable() string {
 	if rows == nil && notes == nil {
 		return ""
 	}
-	out := "### The read with the provider off and on\n\n" + fmt.Sprintf("GET /v1/users/read by wrk with the bench's users' "+
-		"tokens (HS256, which the OAuth server accepts with the bench's secret), on the bench's server (provider off) and on "+
-		"the OAuth server (provider on) in %d alternating slices each.\n\n", rp.meta.ProviderSlices) +
+	out := "### The read with the provider off and on\n\n" + fmt.Sprintf("GET /v1/users/read by wrk on two servers that differ "+
+		"only in OAUTH_PROVIDER (both with EdDSA access tokens, APP_ENV test and the demo off, on the same database and Redis "+
+		"namespace, each reading users it registered itself): the OAuth server (provider on) and a twin started for this with "+
+		"the provider off, in %d alternating slices each.\n\n", rp.meta.ProviderSlices) +
 		table([]string{"provider", "concurrency", "req/s", "p50", "p99", "errors", "CPU server / tool / rest / steal"}, rows)
 	if q, on, off, ok := providerRatio(rp.runs); ok {
 		out += fmt.Sprintf("\nProvider on / off: **%.2f** (%s / %s req/s).", q, fmtRate(on), fmtRate(off))
-		if read := rp.find("server", "read", c); read != nil && read.ReqPerSec > 0 {
-			out += fmt.Sprintf(" The plan's read at c=%d, provider off, in its own run: %s req/s; the provider on in the slices: %.0f%% of it.",
-				c, fmtRate(read.ReqPerSec), 100*on/read.ReqPerSec)
-		}
 		out += "\n"
 	}
 	if len(notes) > 0 {
