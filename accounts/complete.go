@@ -212,10 +212,21 @@ func (s *Service) continueSession(ctx context.Context, tx *sqlx.Tx, old *models.
 // loggedIn runs what follows every completed login, after its commit, and
 // signs its tokens. It is the one place for the side effects of a
 // successful login: the per-account slow-down forgets the client's
-// failures and trusts it, by address and by device (trustClient), and the
-// answer carries the device value the client should keep.
+// failures and trusts it, by address and by device, and the answer
+// carries the device value the client should keep. A login that passed a
+// second factor (level 2) earns trust for second factors too
+// (trustClient); one that did not, because the account had none when it
+// ran, earns trust for passwords only (trustPassword), so that a client
+// that logged in before the owner turned a second factor on gains no
+// unthrottled guesses at it.
 func (s *Service) loggedIn(ctx context.Context, o *opened) (*Issued, error) {
-	device := throttled{s.Throttle}.trustClient(ctx, o.account.Email, o.origin)
+	t := throttled{s.Throttle}
+	var device string
+	if o.session.Assurance.Level >= 2 {
+		device = t.trustClient(ctx, o.account.Email, o.origin)
+	} else {
+		device = t.trustPassword(ctx, o.account.Email, o.origin)
+	}
 	iss, err := s.issue(o.account, o.session, o.raw)
 	if err != nil {
 		return nil, err

@@ -9,18 +9,20 @@ import (
 // is consulted by every action that checks a password of an account: a
 // login of any version, and a password change's current password. Its
 // trust of a client (by address, or by the device value the client keeps)
-// is granted by trustClient, the one step every completed login ends with,
-// and for passwords only by trustPassword (a reset, a password change, a
-// password re-authentication): second factors are checked by slowed, for
-// which only a completed login's trust counts.
+// is granted by trustClient, which a login that passed a second factor and
+// the confirmation of an authenticator app end with, and for passwords
+// only by trustPassword (a login without a second factor, a reset, a
+// password change, a password re-authentication): second factors are
+// checked by slowed, for which only trustClient's trust counts.
 
 // Throttle slows password guessing against one account (implemented by
 // ratelimit.SlowDown). Wait returns how long an attempt on email from ip,
 // presenting device (the client's device value, "" if none), must wait
 // before it may be evaluated (zero: now); Failed reports an evaluated
-// attempt that failed, and Succeeded a login that completed every factor
-// it owed: the account then trusts the client, for passwords and second
-// factors, and Succeeded returns the device value the client should keep.
+// attempt that failed, and Succeeded a proof of a second factor (a login
+// at level 2, an authenticator app's confirmation): the account then
+// trusts the client, for passwords and second factors, and Succeeded
+// returns the device value the client should keep.
 // Proved is Succeeded for a proof of the password or the mailbox alone (a
 // reset, a password change, a password re-authentication), which trusts
 // the client for passwords only. Implementations fail open.
@@ -56,12 +58,12 @@ func (s throttled) failed(ctx context.Context, email string, o Origin) {
 	}
 }
 
-// trustClient is the step every completed login ends with (register, a
-// login of any version, and the completion of a later second factor when
-// there is one): the client o has proved it holds the account of email
-// with every factor it owed, so its failures are forgotten and the account
-// trusts it, by address and by device, in its slow-down, for passwords and
-// second factors. It returns the device value the client should keep
+// trustClient is the step a completed login at level 2 ends with (the
+// completion of a second factor, or a passkey) and the confirmation of an
+// authenticator app: the client o has proved it holds the account of
+// email with a second factor, so its failures are forgotten and the
+// account trusts it, by address and by device, in its slow-down, for
+// passwords and second factors. It returns the device value the client should keep
 // (o.Device when the account trusts it already, else a new one; "" without
 // a Throttle). The outcome is recorded even if the request was cancelled
 // meanwhile.
@@ -73,8 +75,8 @@ func (s throttled) trustClient(ctx context.Context, email string, o Origin) stri
 }
 
 // trustPassword is trustClient for a proof of the password or of the
-// mailbox alone (a password change, a reset, a re-authentication): the
-// client is trusted for passwords only. Its second factors still count
+// mailbox alone (a login at level 1, a password change, a reset, a
+// re-authentication): the client is trusted for passwords only. Its second factors still count
 // against the account, so that whoever controls only the mailbox
 // gains no unthrottled second-factor guesses by resetting the password.
 func (s throttled) trustPassword(ctx context.Context, email string, o Origin) string {

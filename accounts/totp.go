@@ -187,7 +187,9 @@ type Confirmed struct {
 // step is consumed, so that it cannot be used again to log in), gives the
 // owner a set of recovery codes, ends every other session and access
 // token, and continues the caller's session at level 2 with otp added,
-// all in one transaction. ErrTOTPNotPending means nothing is pending.
+// all in one transaction; after it the slow-down trusts the client for
+// second factors (the Issued's Device is the value it should keep).
+// ErrTOTPNotPending means nothing is pending.
 func (sf *SecondFactors) ConfirmTOTP(ctx context.Context, owner, session uuid.UUID, code string, o Origin) (*Confirmed, error) {
 	row, step, err := sf.matchOwnTOTP(ctx, owner, false, code, ErrTOTPNotPending)
 	if err != nil {
@@ -213,10 +215,14 @@ func (sf *SecondFactors) ConfirmTOTP(ctx context.Context, owner, session uuid.UU
 	}
 	sf.Engine.notifyEnded(owner, without(revoked, session))
 	sf.Engine.notices().send(ctx, acc, mail.MFAEnabled)
+	// The client has just proved the new factor: the slow-down trusts it
+	// for second factors, as it would after a login that passed one.
+	device := throttled{sf.Engine.Throttle}.trustClient(ctx, acc.Email, o)
 	iss, err := sf.Engine.issue(acc, sess, raw)
 	if err != nil {
 		return nil, err
 	}
+	iss.Device = device
 	return &Confirmed{Issued: iss, RecoveryCodes: codes.plain}, nil
 }
 

@@ -243,3 +243,33 @@ func TestAdminResetMFACommand(t *testing.T) {
 		t.Errorf("unknown admin: exit %d, want 1", code)
 	}
 }
+
+// TestLoginBeforeMFAGivesNoSecondFactorTrust: a login completed while the
+// account had no second factor trusts its client for passwords only. An
+// attacker who logged in with the password before the owner turned TOTP
+// on keeps no unthrottled second-factor guesses: once strangers' wrong
+// codes make the account's slow-down bite, the attacker's second step
+// waits too, from the same address and with the same device, while the
+// browser that confirmed TOTP (trusted by that proof of the factor) goes
+// on unslowed.
+func TestLoginBeforeMFAGivesNoSecondFactorTrust(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	s := startServerClock(t, testEnv(t, "TRUST_PROXY=true"), clock.Now)
+	u := register(t, s.client(), "web")
+	attacker, attackerIP := s.client(), "192.0.2.50" // keeps the device cookie of its login
+	login(attacker, u.email, strongPassword, attackerIP).want(t, 201, "")
+	m := enroll(t, u, clock, "user")
+
+	for i := range 10 {
+		guessFrom(t, s, m.email, strongPassword, fmt.Sprintf("198.51.100.%d", i), 5)
+	}
+	login(s.client(), m.email, strongPassword, "198.51.100.99").want(t, 429, "TOO_MANY_REQUESTS")
+	token := login(attacker, m.email, strongPassword, attackerIP).want(t, 403, "USER_FORBIDDEN_MFA_REQUIRED").str("mfaToken")
+	verify(attacker, "user", token, "totp", "000000", xff(attackerIP)...).want(t, 429, "TOO_MANY_REQUESTS")
+
+	clock.Advance(30 * time.Second)
+	token = m.c.call(http.MethodPost, "/v1/users/login", map[string]any{"email": m.email, "password": strongPassword}).
+		want(t, 403, "USER_FORBIDDEN_MFA_REQUIRED").str("mfaToken")
+	verify(m.c, "user", token, "totp", totpAt(t, m.secret, clock.Now())).want(t, 201, "")
+}

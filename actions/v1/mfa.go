@@ -114,8 +114,15 @@ type CodeArgs struct {
 	Code string `arg:"code,secret" validate:"required,max=64"`
 }
 
+// TOTPConfirmArgs carry a code of the new authenticator app and, for an
+// app, the device value its earlier logins were given.
+type TOTPConfirmArgs struct {
+	Code        string `arg:"code,secret" validate:"required,max=64"`
+	DeviceToken string `arg:"deviceToken,lenient,secret"`
+}
+
 // TOTPConfirmResult is the caller's session's new tokens with the
-// recovery codes.
+// recovery codes (and, for an app, the device value to keep).
 type TOTPConfirmResult struct {
 	RecoveryCodes []string `json:"recoveryCodes"`
 	SessionResult
@@ -131,13 +138,16 @@ func (a *TOTPConfirm) Spec() action.Spec {
 	return s
 }
 
-// Run confirms the secret.
-func (a *TOTPConfirm) Run(ctx context.Context, req *action.Request, in *CodeArgs) (*TOTPConfirmResult, error) {
-	c, err := a.Factors.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.SessionID, in.Code, Origin(req))
+// Run confirms the secret. The client, having proved the new factor, is
+// trusted for second factors by the slow-down, by address and by its
+// device value (the device cookie, or deviceToken for an app).
+func (a *TOTPConfirm) Run(ctx context.Context, req *action.Request, in *TOTPConfirmArgs) (*TOTPConfirmResult, error) {
+	kind := a.Factors.Engine.Kind
+	c, err := a.Factors.ConfirmTOTP(ctx, req.Caller.ID, req.Caller.SessionID, in.Code, OriginWithDevice(kind, a.Cookies, req, in.DeviceToken))
 	if err != nil {
-		return nil, AccountError(a.Factors.Engine.Kind, err)
+		return nil, AccountError(kind, err)
 	}
-	return &TOTPConfirmResult{RecoveryCodes: c.RecoveryCodes, SessionResult: *SessionAnswer(a.Factors.Engine.Kind, a.Cookies, req, c.Issued)}, nil
+	return &TOTPConfirmResult{RecoveryCodes: c.RecoveryCodes, SessionResult: *LoginAnswer(kind, a.Cookies, req, c.Issued)}, nil
 }
 
 // TOTPDisable turns the authenticator app off, proven by one of its codes
