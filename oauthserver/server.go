@@ -224,7 +224,7 @@ func (s *Server) Mount(handle func(method, path string, h http.Handler)) {
 	}
 	handle(http.MethodGet, AuthorizePath, http.HandlerFunc(s.authorize))
 	handle(http.MethodPost, AuthorizePath, http.HandlerFunc(s.authorize))
-	handle(http.MethodPost, TokenPath, cors(http.HandlerFunc(s.token)))
+	handle(http.MethodPost, TokenPath, cors(tokenEndpoint{s}))
 	handle(http.MethodPost, RevokePath, cors(http.HandlerFunc(s.revoke)))
 	handle(http.MethodPost, IntrospectPath, http.HandlerFunc(s.introspect))
 	handle(http.MethodGet, LogoutPath, http.HandlerFunc(s.logout))

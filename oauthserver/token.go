@@ -41,15 +41,25 @@ type tokenAnswer struct {
 	IDToken      string `json:"id_token,omitempty"`
 }
 
-// token is POST /oauth2/token.
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+// tokenEndpoint is the handler of POST /oauth2/token. It authenticates
+// the client and runs the grant asked for (authorization_code,
+// refresh_token or client_credentials) over the provider's stores, keys
+// and account engine; client authentication, which revocation and
+// introspection share, stays on the Server.
+type tokenEndpoint struct{ s *Server }
+
+// ServeHTTP answers a token request. A request past the oauth rate class
+// is refused before it is read; a failed client authentication or grant
+// spends it.
+func (t tokenEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s := t.s
 	if s.Limits != nil {
 		if retry, ok := s.Limits.Attempt(r); !ok {
 			tooMany(w, retry)
 			return
 		}
 	}
-	ans, perr := s.tokenRequest(w, r)
+	ans, perr := t.request(w, r)
 	if perr != nil {
 		if s.Limits != nil && (perr.code == "invalid_client" || perr.code == "invalid_grant") {
 			s.Limits.Failure(r)
@@ -74,7 +84,10 @@ func tooMany(w http.ResponseWriter, retry time.Duration) {
 		"error_description": "too many requests; retry later"})
 }
 
-func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (*tokenAnswer, *protocolError) {
+// request reads the token request's form, authenticates its client and
+// runs its grant; a client that got its tokens has its last use recorded.
+func (t tokenEndpoint) request(w http.ResponseWriter, r *http.Request) (*tokenAnswer, *protocolError) {
+	s := t.s
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/x-www-form-urlencoded" {
 		return nil, badRequest("invalid_request", "the body must be application/x-www-form-urlencoded")
@@ -112,11 +125,11 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) (*tokenAns
 	)
 	switch grant {
 	case "authorization_code":
-		ans, perr, err = s.exchangeCode(r, client, form)
+		ans, perr, err = t.exchangeCode(r, client, form)
 	case "refresh_token":
-		ans, perr, err = s.refresh(r, client, form)
+		ans, perr, err = t.refresh(r, client, form)
 	case "client_credentials":
-		ans, perr, err = s.clientCredentials(client, form)
+		ans, perr, err = t.clientCredentials(client, form)
 	}
 	if err != nil {
 		s.log().Error("token: the grant failed", "grant", grant, "clientId", client.ClientID, "error", err.Error())
@@ -206,13 +219,14 @@ func basicCredentials(h string) (string, string, bool) {
 	return u, p, true
 }
 
-// exchangeCode is the authorization_code grant. The code is spent first
+// exchangeCode runs the authorization_code grant. The code is spent first
 // (after its user's row is locked), in the transaction that opens the
 // session, and stays spent whatever
 // the checks find (a code presented by the wrong client, or with the
 // wrong verifier, is burnt). A code spent before ends the session its
 // first exchange opened.
-func (s *Server) exchangeCode(r *http.Request, client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+func (t tokenEndpoint) exchangeCode(r *http.Request, client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+	s := t.s
 	code, redirectURI, verifier := form.Get("code"), form.Get("redirect_uri"), form.Get("code_verifier")
 	switch {
 	case code == "":
@@ -290,12 +304,12 @@ func (s *Server) exchangeCode(r *http.Request, client *models.OAuthClient, form 
 		if failure != nil {
 			return nil
 		}
-		aud, failure = s.audience(form.Get("resource"), c.Resources)
+		aud, failure = t.audience(form.Get("resource"), c.Resources)
 		if failure != nil {
 			return nil
 		}
 		g := &models.OAuthGrant{ClientID: client.ClientID, Scopes: c.Scopes, Resources: c.Resources, Audience: aud}
-		sess, raw, err = s.Users.OpenOAuthSession(ctx, tx, c.UserID, c.ApprovingSessionID, g, s.origin(r))
+		sess, raw, err = s.Users.OpenOAuthSession(ctx, tx, c.UserID, c.ApprovingSessionID, g, sessionOrigin(r))
 		if errors.Is(err, accounts.ErrSessionEnded) {
 			sess, failure = nil, badRequest("invalid_grant", "the session that approved has ended")
 			return nil
@@ -329,13 +343,13 @@ func (s *Server) exchangeCode(r *http.Request, client *models.OAuthClient, form 
 	if c.Nonce != nil {
 		nonce = *c.Nonce
 	}
-	return s.issue(client, acc, sess, raw, c.Scopes, aud, nonce)
+	return t.issue(client, acc, sess, raw, c.Scopes, aud, nonce)
 }
 
-// audience is the aud of the tokens of a grant that authorized resources:
+// audience returns the aud of the tokens of a grant that authorized resources:
 // the requested resource (one of them), else the single one, else
 // PUBLIC_URL when there are none.
-func (s *Server) audience(requested string, authorized []string) (string, *protocolError) {
+func (t tokenEndpoint) audience(requested string, authorized []string) (string, *protocolError) {
 	if requested != "" {
 		norm, ok := ResourceURI(requested)
 		if !ok || !slices.Contains(authorized, norm) {
@@ -345,7 +359,7 @@ func (s *Server) audience(requested string, authorized []string) (string, *proto
 	}
 	switch len(authorized) {
 	case 0:
-		return s.Issuer, nil
+		return t.s.Issuer, nil
 	case 1:
 		return authorized[0], nil
 	}
@@ -353,8 +367,8 @@ func (s *Server) audience(requested string, authorized []string) (string, *proto
 }
 
 // issue signs the tokens of an OAuth session.
-func (s *Server) issue(client *models.OAuthClient, acc *models.Account, sess *models.Session, refresh string, scopes []string, aud, nonce string) (*tokenAnswer, *protocolError, error) {
-	at, ttl, err := s.signAccessToken(accessToken{Subject: acc.ID.String(), Audience: aud, ClientID: client.ClientID,
+func (t tokenEndpoint) issue(client *models.OAuthClient, acc *models.Account, sess *models.Session, refresh string, scopes []string, aud, nonce string) (*tokenAnswer, *protocolError, error) {
+	at, ttl, err := t.s.signAccessToken(accessToken{Subject: acc.ID.String(), Audience: aud, ClientID: client.ClientID,
 		Scopes: scopes, Session: sess.SessionID, AuthTime: sess.AuthenticatedAt})
 	if err != nil {
 		return nil, nil, err
@@ -364,7 +378,7 @@ func (s *Server) issue(client *models.OAuthClient, acc *models.Account, sess *mo
 		ans.RefreshToken = refresh
 	}
 	if slices.Contains(scopes, ScopeOpenID) {
-		ans.IDToken, err = s.signIDToken(client, idToken{Account: acc, ClientID: client.ClientID, Session: sess.SessionID,
+		ans.IDToken, err = t.s.signIDToken(client, idToken{Account: acc, ClientID: client.ClientID, Session: sess.SessionID,
 			AuthTime: sess.AuthenticatedAt, Methods: sess.Methods, Nonce: nonce, Scopes: scopes, AccessToken: at})
 		if err != nil {
 			return nil, nil, err
@@ -373,10 +387,11 @@ func (s *Server) issue(client *models.OAuthClient, acc *models.Account, sess *mo
 	return ans, nil, nil
 }
 
-// refresh is the refresh_token grant: the scope may only narrow and the
+// refresh runs the refresh_token grant: the scope may only narrow and the
 // resource must be one of the granted, both checked before the token
 // rotates (a refused request leaves the token good).
-func (s *Server) refresh(r *http.Request, client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+func (t tokenEndpoint) refresh(r *http.Request, client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+	s := t.s
 	raw := form.Get("refresh_token")
 	if raw == "" {
 		return nil, badRequest("invalid_request", "refresh_token is required"), nil
@@ -393,13 +408,13 @@ func (s *Server) refresh(r *http.Request, client *models.OAuthClient, form url.V
 				return nil, nil, err
 			}
 			if err == nil && g.ClientID == client.ClientID {
-				if _, _, perr := s.narrowed(g, form); perr != nil {
+				if _, _, perr := narrowed(g, form); perr != nil {
 					return nil, perr, nil
 				}
 			}
 		}
 	}
-	out, err := s.Users.RefreshOAuth(ctx, raw, client.ClientID, s.origin(r))
+	out, err := s.Users.RefreshOAuth(ctx, raw, client.ClientID, sessionOrigin(r))
 	if le, ok := errors.AsType[*accounts.LimitedError](err); ok {
 		e := perr(http.StatusTooManyRequests, "temporarily_unavailable", "too many requests; retry later")
 		e.retry = le.RetryAfter
@@ -411,7 +426,7 @@ func (s *Server) refresh(r *http.Request, client *models.OAuthClient, form url.V
 	if err != nil {
 		return nil, nil, err
 	}
-	scopes, aud, perr := s.narrowed(out.Grant, form)
+	scopes, aud, perr := narrowed(out.Grant, form)
 	if perr != nil {
 		// The grant changed between the check and the rotation: the new
 		// token stays unused.
@@ -422,13 +437,13 @@ func (s *Server) refresh(r *http.Request, client *models.OAuthClient, form url.V
 			return nil, nil, err
 		}
 	}
-	return s.issue(client, out.Account, out.Session, out.RefreshToken, scopes, aud, "")
+	return t.issue(client, out.Account, out.Session, out.RefreshToken, scopes, aud, "")
 }
 
 // narrowed returns the scopes and audience a refresh asks of grant g: a
 // scope within the granted (else invalid_scope), a resource among the
 // granted (else invalid_target; none keeps the previous audience).
-func (s *Server) narrowed(g *models.OAuthGrant, form url.Values) ([]string, string, *protocolError) {
+func narrowed(g *models.OAuthGrant, form url.Values) ([]string, string, *protocolError) {
 	scopes := []string(g.Scopes)
 	if form.Has("scope") {
 		asked := dedupe(strings.Fields(form.Get("scope")))
@@ -453,10 +468,11 @@ func (s *Server) narrowed(g *models.OAuthGrant, form url.Values) ([]string, stri
 	return scopes, aud, nil
 }
 
-// clientCredentials is the client_credentials grant of a confidential
+// clientCredentials runs the client_credentials grant of a confidential
 // client: a token whose subject is the client, without refresh or ID
 // token.
-func (s *Server) clientCredentials(client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+func (t tokenEndpoint) clientCredentials(client *models.OAuthClient, form url.Values) (*tokenAnswer, *protocolError, error) {
+	s := t.s
 	if client.Public() {
 		return nil, badRequest("unauthorized_client", "a public client cannot use client_credentials"), nil
 	}
@@ -480,7 +496,8 @@ func (s *Server) clientCredentials(client *models.OAuthClient, form url.Values) 
 		Scope: strings.Join(scopes, " ")}, nil, nil
 }
 
-// origin is where a token request comes from, for the session rows.
-func (s *Server) origin(r *http.Request) accounts.Origin {
+// sessionOrigin returns where a token request comes from, for the rows
+// of the session it opens or rotates.
+func sessionOrigin(r *http.Request) accounts.Origin {
 	return accounts.Origin{Platform: models.ClientOAuth, IP: framework.ClientIP(r), UserAgent: r.UserAgent()}
 }

@@ -98,7 +98,7 @@ func (a *app) newAPI(listening func(net.Addr)) (*api, error) {
 	conns := newConnTracker()
 	srv := &http.Server{
 		ConnState:         conns.hook,
-		Handler:           closeWhileDraining(&a.draining, withHSTS(cfg.httpsPublic(), a.oauthCORS(a.anyOriginCORS(fw)))),
+		Handler:           closeWhileDraining(&a.draining, withHSTS(cfg.httpsPublic(), a.oauth.cors(a.oauth.anyOriginCORS(fw)))),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

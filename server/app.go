@@ -74,10 +74,8 @@ type app struct {
 	// is how often a worker looks for due ones (zero: defaultWebhookPoll).
 	webhooks    *webhooks.Service
 	webhookPoll time.Duration
-	// oauthClients registers OAuth clients (server/oauth_clients.go);
-	// anyOrigin holds the protocol endpoints open to CORS from any origin.
-	oauthClients *clients.Service
-	anyOrigin    map[string]bool
+	// oauth wires the OAuth provider and its clients (server/oauth.go).
+	oauth *oauthProvider
 }
 
 // openApp connects to PostgreSQL (creating the database if it is missing),
@@ -203,7 +201,7 @@ func compose(cfg *config, log *slog.Logger, db *sqlx.DB) (*app, error) {
 	a.federation = a.newFederation()
 	a.posts = a.newPosts()
 	a.webhooks = a.newWebhooks()
-	a.oauthClients, a.anyOrigin = a.newOAuthClients(), map[string]bool{}
+	a.oauth = newOAuthProvider(a)
 	return a, nil
 }
 

@@ -60,10 +60,10 @@ func (a *app) jobs() []queues.Job {
 				return err
 			}
 			a.log.Info("purged deleted users", "deleted", gone)
-			if err := a.purgeOAuth(ctx); err != nil {
+			if err := a.oauth.purge(ctx); err != nil {
 				return err
 			}
-			return a.purgeOAuthClients(ctx)
+			return a.oauth.purgeClients(ctx)
 		})},
 		{Queue: queues.MaintenanceQueue, Name: queues.RotateSigningKeysTask, Handler: a.counted(queues.RotateSigningKeysTask, func(ctx context.Context, _ *work.Job) error {
 			_, err := a.keys.Rotate(ctx)

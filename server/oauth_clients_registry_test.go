@@ -46,7 +46,7 @@ func TestOAuthClientRegistryWiring(t *testing.T) {
 	a.webhooks.Guard.Lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("10.0.0.7")}, nil
 	}
-	reg := a.newOAuthClientRegistry(limits)
+	reg := a.oauth.newClientRegistry(limits)
 
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

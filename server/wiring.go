@@ -189,7 +189,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
 	a.registerAdminUserActions(fw, users)
 	a.registerWebhookActions(fw)
-	a.registerOAuthClientActions(fw, limits)
+	a.oauth.registerClientActions(fw, limits)
 	// The mail flows are for users only.
 	creds := a.userRooms.credentials
 	framework.Register(fw, &v1.RequestPasswordReset{Credentials: creds})
@@ -203,7 +203,7 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 	framework.Register(fw, &v1.Publish{Posts: a.posts})
 	// Last: the authorization server supports the scopes of the actions
 	// registered before it.
-	a.registerOAuth(fw, limits)
+	a.oauth.register(fw, limits)
 }
 
 // registerAccountActions mounts what a user does to its own account:
