@@ -36,6 +36,10 @@
 //   - Federation: sign-in through identity providers (federation.go,
 //     callback.go, linking.go, exchange.go) and the users' identities
 //     (identities.go).
+//   - OAuthSessions: the sessions the OAuth provider opens for the
+//     applications users connect, from a code exchange, with their
+//     rotation, replay detection and end, and the provider's security
+//     events (oauth.go).
 //
 // Every state change is one transaction. Refresh, logout-all and theft
 // detection lock the owner row first and its sessions after, always in that

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
 	v1 "github.com/actionkit/actionkit/actions/v1"
 	"github.com/actionkit/actionkit/framework"
@@ -37,7 +38,8 @@ func (a *app) newOAuthServer(limits *rateLimits) *oauthserver.Server {
 			DynamicRegistration: o.DynamicRegistration, MetadataDocuments: o.MetadataDocuments,
 			SecureCookies: a.cfg.production(),
 		},
-		DB: a.db, Users: a.users, Clients: oauthClients(a, limits), ClientIP: framework.ClientIP,
+		DB: a.db, Users: a.users, OAuthSessions: &accounts.OAuthSessions{Engine: a.users},
+		Clients: oauthClients(a, limits), ClientIP: framework.ClientIP,
 		Store: models.OAuthFlowStore{}, Notices: a.mailer, Now: a.now, Log: a.log,
 		ReauthDetails: func(ctx context.Context, user uuid.UUID, factor bool) (any, error) {
 			methods, err := a.userRooms.factors.ReauthMethods(ctx, user, factor)

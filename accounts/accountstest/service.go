@@ -27,6 +27,7 @@ type Service struct {
 	SecondFactors *accounts.SecondFactors
 	PasskeyFlows  *accounts.Passkeys
 	Management    *accounts.Management
+	OAuthSessions *accounts.OAuthSessions
 	ended         record[Ended]
 	outcomes      record[string]
 }
