@@ -16,8 +16,9 @@
 //     (login.go) end in the completion step (complete.go), which opens the
 //     session or, when the owner has a second factor, a second step;
 //     Refresh rotates refresh tokens with theft detection (refresh.go);
-//     Logout and LogoutAll (logout.go); the owner's sessions and security
-//     events (sessions.go); purges (purge.go); what a user does to its
+//     Logout and LogoutAll (logout.go); ending every session of an
+//     owner, the caller's going on in a new row when it asks (sessions.go);
+//     purges (purge.go); what a user does to its
 //     own account: its profile, its deletion and the purge of deleted
 //     users after the grace (self.go). Load is the authenticator's
 //     loader of the kind's access tokens (service.go).
@@ -33,6 +34,8 @@
 //     hijack.go), the verification of an address (verification.go), and
 //     the change of an address with its revert (self.go).
 //   - Management: what admins do to accounts (manage.go).
+//   - Activity: where an owner is logged in, the end of one of its
+//     sessions, and its security events (activity.go).
 //   - Federation: sign-in through identity providers (federation.go,
 //     callback.go, linking.go, exchange.go) and the users' identities
 //     (identities.go).

@@ -273,15 +273,6 @@ func (oa *OAuthSessions) End(ctx context.Context, owner, chain uuid.UUID) (bool,
 	return ended, err
 }
 
-// OAuthSessionClients returns the clients of those of sessions that are
-// OAuth sessions, by session id (for the session list).
-func (s *Service) OAuthSessionClients(ctx context.Context, sessions []uuid.UUID) (map[uuid.UUID]models.OAuthSessionClient, error) {
-	if len(sessions) == 0 {
-		return nil, nil
-	}
-	return oauthStore().SessionClients(ctx, s.DB, sessions)
-}
-
 // RecordEvent writes a security event of the provider about owner in db
 // (the transaction of the change it records: an application connected or
 // revoked), as the engine's own changes do: from the request o, about

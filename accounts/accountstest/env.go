@@ -133,6 +133,7 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	s.SecondFactors = &accounts.SecondFactors{Engine: s.Service, Passkeys: s.PasskeyFlows}
 	s.Management = &accounts.Management{Engine: s.Service}
 	s.OAuthSessions = &accounts.OAuthSessions{Engine: s.Service}
+	s.Activity = &accounts.Activity{Engine: s.Service}
 	return s
 }
 

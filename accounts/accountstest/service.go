@@ -28,6 +28,7 @@ type Service struct {
 	PasskeyFlows  *accounts.Passkeys
 	Management    *accounts.Management
 	OAuthSessions *accounts.OAuthSessions
+	Activity      *accounts.Activity
 	ended         record[Ended]
 	outcomes      record[string]
 }
@@ -136,7 +137,7 @@ func (s *Service) SessionsOf(t testing.TB, owner uuid.UUID) []models.Session {
 // Live returns the live sessions of owner (one a login), newest first.
 func (s *Service) Live(t testing.TB, owner uuid.UUID) []models.Session {
 	t.Helper()
-	list, err := s.LiveSessions(context.Background(), owner)
+	list, err := s.Activity.LiveSessions(context.Background(), owner)
 	if err != nil {
 		t.Fatalf("accountstest: live sessions of %s: %v", owner, err)
 	}

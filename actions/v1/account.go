@@ -179,6 +179,7 @@ func (a *DeleteUser) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 // token.
 type ExportUser struct {
 	Accounts   *accounts.Service
+	Activity   *accounts.Activity
 	Factors    *accounts.SecondFactors
 	Passkeys   *accounts.Passkeys
 	Federation *accounts.Federation
@@ -231,14 +232,14 @@ func (a *ExportUser) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	out.User = ViewAccount(acc)
-	sessions, err := viewLiveSessions(ctx, a.Accounts, owner, req.Caller.SessionID)
+	sessions, err := viewLiveSessions(ctx, a.Activity, owner, req.Caller.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	out.Sessions = sessions.Sessions
 	out.SecurityEvents = []EventView{}
 	for cursor := ""; ; {
-		list, next, err := a.Accounts.SecurityEvents(ctx, owner, cursor, 100)
+		list, next, err := a.Activity.SecurityEvents(ctx, owner, cursor, 100)
 		if err != nil {
 			return nil, err
 		}
