@@ -32,7 +32,7 @@
 //   - Credentials: a password change (password.go), a reset by mail
 //     (reset.go, with the clean-up of an address never verified in
 //     hijack.go), the verification of an address (verification.go), and
-//     the change of an address with its revert (self.go).
+//     the change of an address with its revert (emailchange.go).
 //   - Management: what admins do to accounts (manage.go).
 //   - Activity: where an owner is logged in, the end of one of its
 //     sessions, and its security events (activity.go).
