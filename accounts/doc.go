@@ -18,10 +18,8 @@
 //     Refresh rotates refresh tokens with theft detection (refresh.go);
 //     Logout and LogoutAll (logout.go); ending every session of an
 //     owner, the caller's going on in a new row when it asks (sessions.go);
-//     purges (purge.go); what a user does to its
-//     own account: its profile, its deletion and the purge of deleted
-//     users after the grace (self.go). Load is the authenticator's
-//     loader of the kind's access tokens (service.go).
+//     purges (purge.go). Load is the authenticator's loader of the
+//     kind's access tokens (service.go).
 //   - SecondFactors: TOTP (totp.go, disable.go), recovery codes
 //     (recovery.go), the second step of a login (secondstep.go, factor.go),
 //     the budget of failed second-factor attempts (budget.go) and
@@ -36,6 +34,9 @@
 //   - Management: what admins do to accounts (manage.go).
 //   - Activity: where an owner is logged in, the end of one of its
 //     sessions, and its security events (activity.go).
+//   - SelfService: what an owner does to its own account: its profile,
+//     its deletion, and the purge of deleted users after the grace
+//     (self.go).
 //   - Federation: sign-in through identity providers (federation.go,
 //     callback.go, linking.go, exchange.go) and the users' identities
 //     (identities.go).

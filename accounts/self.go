@@ -13,6 +13,14 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
+// SelfService is what an owner does to its own account (CONTRACT §23), on
+// its kind's Service: a change of its profile and its deletion, with the
+// purge of deleted accounts after the grace. Fields are dependencies, set
+// once before use.
+type SelfService struct {
+	Engine *Service
+}
+
 // ProfileChange names what an owner changes of its profile: a nil field
 // is left as it is.
 type ProfileChange struct {
@@ -22,7 +30,8 @@ type ProfileChange struct {
 // UpdateProfile applies change to the owner's profile and, when a value
 // changed, records user_updated with the names of the changed fields
 // (data.fields), in one transaction. It returns the account as it is.
-func (s *Service) UpdateProfile(ctx context.Context, owner, session uuid.UUID, change ProfileChange, o Origin) (*models.Account, error) {
+func (ss *SelfService) UpdateProfile(ctx context.Context, owner, session uuid.UUID, change ProfileChange, o Origin) (*models.Account, error) {
+	s := ss.Engine
 	var acc *models.Account
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		cur, err := s.Accounts.LockForUpdate(ctx, tx, owner)
@@ -67,7 +76,8 @@ func (s *Service) UpdateProfile(ctx context.Context, owner, session uuid.UUID, c
 // consents are removed, and account_deleted is recorded with data.self,
 // in one transaction; then a notice is mailed. Until the purge after the
 // deletion grace an admin can restore the account.
-func (s *Service) DeleteSelf(ctx context.Context, owner, session uuid.UUID, o Origin) error {
+func (ss *SelfService) DeleteSelf(ctx context.Context, owner, session uuid.UUID, o Origin) error {
+	s := ss.Engine
 	now := s.Now()
 	var acc *models.Account
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
@@ -84,7 +94,7 @@ func (s *Service) DeleteSelf(ctx context.Context, owner, session uuid.UUID, o Or
 		if err := s.voidTokens(ctx, tx, owner, now); err != nil {
 			return err
 		}
-		if err := s.endConsents(ctx, tx, owner); err != nil {
+		if err := endConsents(ctx, tx, s.Kind, owner); err != nil {
 			return err
 		}
 		if err := s.record(ctx, tx, models.EventAccountDeleted, owner, session, o,
@@ -105,9 +115,10 @@ func (s *Service) DeleteSelf(ctx context.Context, owner, session uuid.UUID, o Or
 	return nil
 }
 
-// endConsents removes a user's OAuth consents (an admin has none).
-func (s *Service) endConsents(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID) error {
-	if s.Kind.Type != Users.Type {
+// endConsents removes the OAuth consents of owner, of kind, in tx (an
+// admin has none).
+func endConsents(ctx context.Context, tx *sqlx.Tx, kind Kind, owner uuid.UUID) error {
+	if kind.Type != Users.Type {
 		return nil
 	}
 	_, err := models.DeleteConsents(ctx, tx, owner)
@@ -118,7 +129,8 @@ func (s *Service) endConsents(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID)
 // grace, with every row that refers to them, keeping their security events
 // anonymised (see models.PurgeDeletedUsers), and returns how many. Only
 // the users' engine purges: admins are never purged.
-func (s *Service) PurgeDeleted(ctx context.Context, grace time.Duration) (int, error) {
+func (ss *SelfService) PurgeDeleted(ctx context.Context, grace time.Duration) (int, error) {
+	s := ss.Engine
 	if s.Kind.Type != Users.Type {
 		return 0, nil
 	}

@@ -73,6 +73,8 @@ type rooms struct {
 	// activity is where the accounts are logged in and their security
 	// events.
 	activity *accounts.Activity
+	// self is what an owner does to its own account.
+	self *accounts.SelfService
 }
 
 // newRooms wires the types built on s, passkeys with the relying party
@@ -85,6 +87,7 @@ func newRooms(s *accounts.Service, rp *webauthn.WebAuthn) *rooms {
 		passkeys:    passkeys,
 		management:  &accounts.Management{Engine: s},
 		activity:    &accounts.Activity{Engine: s},
+		self:        &accounts.SelfService{Engine: s},
 	}
 }
 
@@ -215,11 +218,11 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 // profile, e-mail change and its revert, deletion and export.
 func (a *app) registerAccountActions(fw *framework.Framework, users *accounts.Service, cookies v1.Cookies) {
 	creds := a.userRooms.credentials
-	framework.Register(fw, &v1.UpdateUser{Accounts: users})
+	framework.Register(fw, &v1.UpdateUser{Self: a.userRooms.self})
 	framework.Register(fw, &v1.RequestEmailChange{Credentials: creds})
 	framework.Register(fw, &v1.ConfirmEmailChange{Credentials: creds})
 	framework.Register(fw, &v1.RevertEmailChange{Credentials: creds})
-	framework.Register(fw, &v1.DeleteUser{Accounts: users, Cookies: cookies})
+	framework.Register(fw, &v1.DeleteUser{Self: a.userRooms.self, Cookies: cookies})
 	framework.Register(fw, &v1.ExportUser{Accounts: users, Activity: a.userRooms.activity, Factors: a.userRooms.factors,
 		Passkeys: a.userRooms.passkeys, Federation: a.federation})
 }

@@ -134,6 +134,7 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	s.Management = &accounts.Management{Engine: s.Service}
 	s.OAuthSessions = &accounts.OAuthSessions{Engine: s.Service}
 	s.Activity = &accounts.Activity{Engine: s.Service}
+	s.SelfService = &accounts.SelfService{Engine: s.Service}
 	return s
 }
 

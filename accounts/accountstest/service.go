@@ -29,6 +29,7 @@ type Service struct {
 	Management    *accounts.Management
 	OAuthSessions *accounts.OAuthSessions
 	Activity      *accounts.Activity
+	SelfService   *accounts.SelfService
 	ended         record[Ended]
 	outcomes      record[string]
 }
