@@ -13,21 +13,21 @@ import (
 
 // sessionWriters names, for each way of writing a session row or signing
 // an access token, the only functions of the module allowed to call it
-// (package directory, then function). Opening a session anywhere else
+// (package directory, then the receiver type of a method, then function). Opening a session anywhere else
 // would skip the completion step, which decides whether a second factor
 // is owed.
 var sessionWriters = map[string][]string{
 	// A new chain only through a grant; a continued one from its live row;
 	// an OAuth session with the assurance of the live session that
 	// approved it (which went through the completion step).
-	"Sessions.Create": {"accounts.openSession", "accounts.continueSession", "accounts.OpenOAuthSession"},
+	"Sessions.Create": {"accounts.Service.openSession", "accounts.Service.continueSession", "accounts.OAuthSessions.Open"},
 	// Rotations copy the assurance of the row they replace, in SQL.
-	"Sessions.Rotate":          {"accounts.decide", "accounts.refreshOAuthLocked"},
-	"Sessions.RotateLive":      {"accounts.rotateLive"},
-	"Sessions.RotateLiveOAuth": {"accounts.RefreshOAuth"},
+	"Sessions.Rotate":          {"accounts.Service.decide", "accounts.OAuthSessions.refreshLocked"},
+	"Sessions.RotateLive":      {"accounts.Service.rotateLive"},
+	"Sessions.RotateLiveOAuth": {"accounts.OAuthSessions.Refresh"},
 	// Access tokens only for a committed row.
-	"Tokens.Issue":              {"accounts.issue"},
-	"Tokens.IssueAuthenticated": {"accounts.issue"},
+	"Tokens.Issue":              {"accounts.Service.issue"},
+	"Tokens.IssueAuthenticated": {"accounts.Service.issue"},
 	"models.NewSessionStore":    {"accounts.NewService"},
 }
 
@@ -77,14 +77,34 @@ func scanWriters(path string, found map[string][]string) error {
 		if !ok || fn.Body == nil {
 			continue
 		}
+		caller := pkg + "." + fn.Name.Name
+		if recv := receiverType(fn); recv != "" {
+			caller = pkg + "." + recv + "." + fn.Name.Name
+		}
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
 			if name := writerCall(n); name != "" {
-				found[name] = append(found[name], pkg+"."+fn.Name.Name)
+				found[name] = append(found[name], caller)
 			}
 			return true
 		})
 	}
 	return nil
+}
+
+// receiverType returns the name of the receiver's type of the method fn,
+// "" for a function.
+func receiverType(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return ""
+	}
+	t := fn.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // writerCall names the call n makes when it is one of sessionWriters:

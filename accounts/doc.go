@@ -16,11 +16,10 @@
 //     (login.go) end in the completion step (complete.go), which opens the
 //     session or, when the owner has a second factor, a second step;
 //     Refresh rotates refresh tokens with theft detection (refresh.go);
-//     Logout and LogoutAll (logout.go); the owner's sessions and security
-//     events (sessions.go); purges (purge.go); what a user does to its
-//     own account: its profile, its deletion and the purge of deleted
-//     users after the grace (self.go). Load is the authenticator's
-//     loader of the kind's access tokens (service.go).
+//     Logout and LogoutAll (logout.go); ending every session of an
+//     owner, the caller's going on in a new row when it asks (sessions.go);
+//     purges (purge.go). Load is the authenticator's loader of the
+//     kind's access tokens (service.go).
 //   - SecondFactors: TOTP (totp.go, disable.go), recovery codes
 //     (recovery.go), the second step of a login (secondstep.go, factor.go),
 //     the budget of failed second-factor attempts (budget.go) and
@@ -31,11 +30,20 @@
 //   - Credentials: a password change (password.go), a reset by mail
 //     (reset.go, with the clean-up of an address never verified in
 //     hijack.go), the verification of an address (verification.go), and
-//     the change of an address with its revert (self.go).
+//     the change of an address with its revert (emailchange.go).
 //   - Management: what admins do to accounts (manage.go).
+//   - Activity: where an owner is logged in, the end of one of its
+//     sessions, and its security events (activity.go).
+//   - SelfService: what an owner does to its own account: its profile,
+//     its deletion, and the purge of deleted users after the grace
+//     (self.go).
 //   - Federation: sign-in through identity providers (federation.go,
 //     callback.go, linking.go, exchange.go) and the users' identities
 //     (identities.go).
+//   - OAuthSessions: the sessions the OAuth provider opens for the
+//     applications users connect, from a code exchange, with their
+//     rotation, replay detection and end, and the provider's security
+//     events (oauth.go).
 //
 // Every state change is one transaction. Refresh, logout-all and theft
 // detection lock the owner row first and its sessions after, always in that

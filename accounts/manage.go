@@ -89,7 +89,7 @@ func (m *Management) Delete(ctx context.Context, id uuid.UUID, by Actor) (*model
 		if err := m.Engine.Accounts.SoftDelete(ctx, tx, id, m.Engine.Now()); err != nil {
 			return err
 		}
-		return m.Engine.endConsents(ctx, tx, id)
+		return endConsents(ctx, tx, m.Engine.Kind, id)
 	})
 }
 

@@ -27,19 +27,27 @@ type OAuthRefreshed struct {
 	Grant        *models.OAuthGrant
 }
 
+// OAuthSessions runs the sessions the OAuth provider opens for the
+// applications users connect, on the users' Service: it opens them from a
+// code exchange, rotates and ends them, and records the provider's
+// security events. Fields are dependencies, set once before use.
+type OAuthSessions struct {
+	Engine *Service
+}
+
 // oauthStore returns the store of the OAuth provider's grants (its zero
 // value, which sends plain queries).
-func (s *Service) oauthStore() models.OAuthFlowStore { return models.OAuthFlowStore{} }
+func oauthStore() models.OAuthFlowStore { return models.OAuthFlowStore{} }
 
-// OpenOAuthSession opens, in the caller's transaction tx, the OAuth
-// session of a code exchange: a user_sessions row of user with client
-// 'oauth', whose assurance (methods, aal, authenticated_at, factor time)
-// is copied from the live row of the approving session, and the
-// oauth_grants row g (its SessionID, UserID and AuthTime are filled in).
-// The user's row is locked first, as by every session change. A user who
-// may not authenticate, or an approving session that ended, is
-// ErrSessionEnded.
-func (s *Service) OpenOAuthSession(ctx context.Context, tx *sqlx.Tx, user, approving uuid.UUID, g *models.OAuthGrant, o Origin) (*models.Session, string, error) {
+// Open opens, in the caller's transaction tx, the OAuth session of a code
+// exchange: a user_sessions row of user with client 'oauth', whose
+// assurance (methods, aal, authenticated_at, factor time) is copied from
+// the live row of the approving session, and the oauth_grants row g (its
+// SessionID, UserID and AuthTime are filled in). The user's row is locked
+// first, as by every session change. A user who may not authenticate, or
+// an approving session that ended, is ErrSessionEnded.
+func (oa *OAuthSessions) Open(ctx context.Context, tx *sqlx.Tx, user, approving uuid.UUID, g *models.OAuthGrant, o Origin) (*models.Session, string, error) {
+	s := oa.Engine
 	acc, err := s.Accounts.LockForUpdate(ctx, tx, user)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, "", ErrSessionEnded
@@ -71,14 +79,14 @@ func (s *Service) OpenOAuthSession(ctx context.Context, tx *sqlx.Tx, user, appro
 		return nil, "", err
 	}
 	g.SessionID, g.UserID, g.AuthTime, g.CreatedAt = sess.SessionID, user, from.AuthenticatedAt, now
-	if err := s.oauthStore().InsertGrant(ctx, tx, g); err != nil {
+	if err := oauthStore().InsertGrant(ctx, tx, g); err != nil {
 		return nil, "", err
 	}
 	return sess, raw, nil
 }
 
-// RefreshOAuth rotates the refresh token raw of an OAuth session of
-// client, as Refresh does a first-party one and with the same refresh
+// Refresh rotates the refresh token raw of an OAuth session of client, as
+// Service.Refresh does a first-party one and with the same refresh
 // budget, and returns the new row, its token and the session's grant. A
 // token of a first-party session, of another client's session or that
 // names nothing is ErrUnknownRefresh, with nothing changed. A rotated
@@ -88,7 +96,8 @@ func (s *Service) OpenOAuthSession(ctx context.Context, tx *sqlx.Tx, user, appro
 // that OAuth session only (event refresh_theft with data.clientId): the
 // user's other sessions and token version are left alone. A spent budget
 // is a *LimitedError.
-func (s *Service) RefreshOAuth(ctx context.Context, raw, client string, o Origin) (*OAuthRefreshed, error) {
+func (oa *OAuthSessions) Refresh(ctx context.Context, raw, client string, o Origin) (*OAuthRefreshed, error) {
+	s := oa.Engine
 	if !auth.WellFormedOpaqueToken(raw) || client == "" {
 		return nil, ErrUnknownRefresh
 	}
@@ -101,26 +110,28 @@ func (s *Service) RefreshOAuth(ctx context.Context, raw, client string, o Origin
 	acc, err := s.Sessions.RotateLiveOAuth(ctx, s.DB, hash, client, next, now, s.RefreshBudget)
 	if err == nil {
 		s.outcome("rotated")
-		return s.refreshed(ctx, acc, next, newRaw)
+		return oa.refreshed(ctx, acc, next, newRaw)
 	}
 	if !errors.Is(err, models.ErrNotFound) {
 		return nil, err
 	}
-	return s.refreshOAuthLocked(ctx, hash, client, o)
+	return oa.refreshLocked(ctx, hash, client, o)
 }
 
 // refreshed reads the grant of a rotated OAuth session.
-func (s *Service) refreshed(ctx context.Context, acc *models.Account, sess *models.Session, raw string) (*OAuthRefreshed, error) {
-	g, err := s.oauthStore().GrantBySession(ctx, s.DB, sess.SessionID)
+func (oa *OAuthSessions) refreshed(ctx context.Context, acc *models.Account, sess *models.Session, raw string) (*OAuthRefreshed, error) {
+	s := oa.Engine
+	g, err := oauthStore().GrantBySession(ctx, s.DB, sess.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	return &OAuthRefreshed{Account: acc, Session: sess, RefreshToken: raw, Grant: g}, nil
 }
 
-// refreshOAuthLocked is the transaction of every other case of
-// RefreshOAuth, with the owner locked first as in refreshLocked.
-func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o Origin) (*OAuthRefreshed, error) {
+// refreshLocked is the transaction of every other case of Refresh, with
+// the owner locked first as in Service.refreshLocked.
+func (oa *OAuthSessions) refreshLocked(ctx context.Context, hash, client string, o Origin) (*OAuthRefreshed, error) {
+	s := oa.Engine
 	var (
 		out     refreshOutcome
 		newRaw  string
@@ -139,7 +150,7 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 		if sess.Client != models.ClientOAuth {
 			return nil
 		}
-		g, err := s.oauthStore().GrantBySession(ctx, tx, sess.SessionID)
+		g, err := oauthStore().GrantBySession(ctx, tx, sess.SessionID)
 		if errors.Is(err, models.ErrNotFound) || (err == nil && g.ClientID != client) {
 			return nil
 		}
@@ -176,7 +187,7 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 			return nil
 		case effectTheft:
 			if sess.RevokedAt != nil && now.Sub(*sess.RevokedAt) <= OAuthReplayGrace {
-				same, err := s.sameRotationAddress(ctx, tx, sess, o)
+				same, err := oa.sameRotationAddress(ctx, tx, sess, o)
 				if err != nil {
 					return err
 				}
@@ -204,7 +215,7 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 	}
 	s.outcome(outcome)
 	if out.effect == effectRotate {
-		return s.refreshed(ctx, out.account, out.next, newRaw)
+		return oa.refreshed(ctx, out.account, out.next, newRaw)
 	}
 	if ended {
 		s.Log.Warn("OAuth refresh token replayed: its session ended", "event", models.EventRefreshTheft,
@@ -223,7 +234,8 @@ func (s *Service) refreshOAuthLocked(ctx context.Context, hash, client string, o
 // grace of parallel refreshes is for one client's own concurrent calls,
 // and a token replayed from elsewhere (a thief who refreshed first, or
 // the client after a thief did) is a replay.
-func (s *Service) sameRotationAddress(ctx context.Context, tx *sqlx.Tx, old *models.Session, o Origin) (bool, error) {
+func (oa *OAuthSessions) sameRotationAddress(ctx context.Context, tx *sqlx.Tx, old *models.Session, o Origin) (bool, error) {
+	s := oa.Engine
 	ip := ipAddress(o.IP)
 	if old.ReplacedBySessionID == nil || ip == nil {
 		return false, nil
@@ -238,10 +250,11 @@ func (s *Service) sameRotationAddress(ctx context.Context, tx *sqlx.Tx, old *mod
 	return next.IPAddress != nil && *next.IPAddress == *ip, nil
 }
 
-// EndOAuthSession ends the session chain of owner (an OAuth session whose
-// code was presented twice, say), with the owner locked first, and
-// reports whether it was live.
-func (s *Service) EndOAuthSession(ctx context.Context, owner, chain uuid.UUID) (bool, error) {
+// End ends the session chain of owner (an OAuth session whose code was
+// presented twice, say), with the owner locked first, and reports whether
+// it was live.
+func (oa *OAuthSessions) End(ctx context.Context, owner, chain uuid.UUID) (bool, error) {
+	s := oa.Engine
 	var ended bool
 	err := models.Transact(ctx, s.DB, func(tx *sqlx.Tx) error {
 		if _, err := s.Accounts.LockForUpdate(ctx, tx, owner); err != nil {
@@ -260,18 +273,10 @@ func (s *Service) EndOAuthSession(ctx context.Context, owner, chain uuid.UUID) (
 	return ended, err
 }
 
-// OAuthSessionClients returns the clients of those of sessions that are
-// OAuth sessions, by session id (for the session list).
-func (s *Service) OAuthSessionClients(ctx context.Context, sessions []uuid.UUID) (map[uuid.UUID]models.OAuthSessionClient, error) {
-	if len(sessions) == 0 {
-		return nil, nil
-	}
-	return s.oauthStore().SessionClients(ctx, s.DB, sessions)
-}
-
-// RecordEvent writes a security event of owner in db (the transaction of
-// the change it records), as the engine's own changes do: from the request
-// o, about session (uuid.Nil: none), with data as its JSON object.
-func (s *Service) RecordEvent(ctx context.Context, db models.DB, typ string, owner, session uuid.UUID, o Origin, data map[string]any) error {
-	return s.record(ctx, db, typ, owner, session, o, data)
+// RecordEvent writes a security event of the provider about owner in db
+// (the transaction of the change it records: an application connected or
+// revoked), as the engine's own changes do: from the request o, about
+// session (uuid.Nil: none), with data as its JSON object.
+func (oa *OAuthSessions) RecordEvent(ctx context.Context, db models.DB, typ string, owner, session uuid.UUID, o Origin, data map[string]any) error {
+	return oa.Engine.record(ctx, db, typ, owner, session, o, data)
 }

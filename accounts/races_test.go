@@ -77,7 +77,7 @@ func TestLogoutRacingRefresh(t *testing.T) {
 // the session itself (a logout by another name).
 func TestRevokeSessionRacingRefresh(t *testing.T) {
 	raceRefreshAgainstEnd(t, func(svc *accountstest.Service, owner, session uuid.UUID) error {
-		return svc.RevokeSession(t.Context(), owner, session, session, accountstest.Origin(action.App))
+		return svc.Activity.RevokeSession(t.Context(), owner, session, session, accountstest.Origin(action.App))
 	})
 }
 

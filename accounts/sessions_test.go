@@ -127,7 +127,7 @@ func TestRevokeSession(t *testing.T) {
 	_, foreign := users.LoggedIn(t, action.Web)
 	users.Forget()
 
-	if err := users.RevokeSession(t.Context(), acc.ID, other.Session.ID, caller.Session.ID, o); err != nil {
+	if err := users.Activity.RevokeSession(t.Context(), acc.ID, other.Session.ID, caller.Session.ID, o); err != nil {
 		t.Fatal(err)
 	}
 	ev := users.EventsOf(t, acc.ID)[0]
@@ -136,14 +136,14 @@ func TestRevokeSession(t *testing.T) {
 		t.Errorf("event %s of %v with %s, want session_revoked of the other session by the caller", ev.Type, ev.SessionID, ev.Data)
 	}
 	for _, id := range []uuid.UUID{other.Session.ID, foreign.Session.ID, uuid.New()} {
-		if err := users.RevokeSession(t.Context(), acc.ID, id, caller.Session.ID, o); !errors.Is(err, accounts.ErrSessionNotFound) {
+		if err := users.Activity.RevokeSession(t.Context(), acc.ID, id, caller.Session.ID, o); !errors.Is(err, accounts.ErrSessionNotFound) {
 			t.Errorf("revoking %v: %v, want ErrSessionNotFound", id, err)
 		}
 	}
 	if got := liveIDs(t, users, foreign.Account.ID); len(got) != 1 {
 		t.Errorf("another owner's session ended: %v", got)
 	}
-	if err := users.RevokeSession(t.Context(), acc.ID, caller.Session.ID, caller.Session.ID, o); err != nil {
+	if err := users.Activity.RevokeSession(t.Context(), acc.ID, caller.Session.ID, caller.Session.ID, o); err != nil {
 		t.Fatal(err)
 	}
 	if ev := users.EventsOf(t, acc.ID)[0]; ev.Type != models.EventLogout || *ev.SessionID != caller.Session.ID {
@@ -201,12 +201,12 @@ func TestSecurityEvents(t *testing.T) {
 		want = append(want, ev.ID)
 	}
 	got, pages := walk(t, func(cursor string) ([]models.SecurityEvent, string, error) {
-		return users.SecurityEvents(t.Context(), acc.ID, cursor, 2)
+		return users.Activity.SecurityEvents(t.Context(), acc.ID, cursor, 2)
 	}, func(ev models.SecurityEvent) uuid.UUID { return ev.ID })
 	if len(want) != 5 || !slices.Equal(got, want) || pages != 3 {
 		t.Errorf("%d pages of %v, want 3 of the 5 logins %v", pages, got, want)
 	}
-	if _, _, err := users.SecurityEvents(t.Context(), acc.ID, "AAAA", 2); !errors.Is(err, accounts.ErrInvalidCursor) {
+	if _, _, err := users.Activity.SecurityEvents(t.Context(), acc.ID, "AAAA", 2); !errors.Is(err, accounts.ErrInvalidCursor) {
 		t.Errorf("a bad cursor: %v, want ErrInvalidCursor", err)
 	}
 }
@@ -277,7 +277,7 @@ func TestStillLive(t *testing.T) {
 	if _, err := users.Management.SetActive(t.Context(), gone.ID, false, accounts.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := users.StillLive(t.Context(), []uuid.UUID{live.Session.ID, ended.Session.ID, its.Session.ID, uuid.New()})
+	got, err := users.Activity.StillLive(t.Context(), []uuid.UUID{live.Session.ID, ended.Session.ID, its.Session.ID, uuid.New()})
 	if err != nil || len(got) != 1 || got[0].SessionID != live.Session.ID || got[0].OwnerID != acc.ID || got[0].TokenVersion != 0 {
 		t.Errorf("StillLive = %+v, %v; want the live session alone", got, err)
 	}

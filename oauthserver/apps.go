@@ -128,7 +128,7 @@ func (a *OAuthRevokeApp) Run(ctx context.Context, req *action.Request, in *Revok
 		if !had && len(ended) == 0 && codes == 0 {
 			return UserOAuthAppNotFound.New()
 		}
-		return s.Users.RecordEvent(ctx, tx, models.EventOAuthAppRevoked, user, req.Caller.SessionID, o,
+		return s.OAuthSessions.RecordEvent(ctx, tx, models.EventOAuthAppRevoked, user, req.Caller.SessionID, o,
 			map[string]any{"clientId": in.ClientID, "sessions": len(ended)})
 	})
 	if err != nil {

@@ -220,7 +220,7 @@ func (a *OAuthApprove) Run(ctx context.Context, req *action.Request, in *Request
 		if _, first, err = s.Store.WidenConsent(ctx, tx, user, client.ClientID, r.Scopes, r.Resources, now); err != nil {
 			return err
 		}
-		if err := s.Users.RecordEvent(ctx, tx, models.EventOAuthAppConnected, user, session, o,
+		if err := s.OAuthSessions.RecordEvent(ctx, tx, models.EventOAuthAppConnected, user, session, o,
 			map[string]any{"clientId": client.ClientID, "scopes": r.Scopes}); err != nil {
 			return err
 		}

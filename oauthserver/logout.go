@@ -52,7 +52,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err == nil && g.ClientID == clientID && g.UserID == user {
-		if _, err := s.Users.EndOAuthSession(ctx, user, session); err != nil {
+		if _, err := s.OAuthSessions.End(ctx, user, session); err != nil {
 			s.log().Error("logout: the session could not be ended", "error", err.Error())
 			s.errorPage(w, r, perr500())
 			return

@@ -155,7 +155,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	h, err := s.hold(ctx, form.Get("token"))
 	if err == nil && h != nil && h.Session != uuid.Nil && h.ClientID() == client.ClientID {
-		_, err = s.Users.EndOAuthSession(ctx, h.User, h.Session)
+		_, err = s.OAuthSessions.End(ctx, h.User, h.Session)
 	}
 	if err != nil {
 		s.log().Error("revoke: the token could not be revoked", "clientId", client.ClientID, "error", err.Error())

@@ -180,10 +180,13 @@ type Config struct {
 type Server struct {
 	Config
 	DB *sqlx.DB
-	// Users is the users' account engine: it opens, rotates and checks
-	// the OAuth sessions.
-	Users   *accounts.Service
-	Clients Clients
+	// Users is the users' account engine: the provider reads the users
+	// and checks their sessions through it.
+	Users *accounts.Service
+	// OAuthSessions opens, rotates and ends the OAuth sessions on Users,
+	// and records the provider's security events.
+	OAuthSessions *accounts.OAuthSessions
+	Clients       Clients
 	// ClientIP, when set, gives the client address of a request (for the
 	// oauth budget of the metadata documents a lookup fetches).
 	ClientIP func(*http.Request) string

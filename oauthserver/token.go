@@ -309,7 +309,7 @@ func (t tokenEndpoint) exchangeCode(r *http.Request, client *models.OAuthClient,
 			return nil
 		}
 		g := &models.OAuthGrant{ClientID: client.ClientID, Scopes: c.Scopes, Resources: c.Resources, Audience: aud}
-		sess, raw, err = s.Users.OpenOAuthSession(ctx, tx, c.UserID, c.ApprovingSessionID, g, sessionOrigin(r))
+		sess, raw, err = s.OAuthSessions.Open(ctx, tx, c.UserID, c.ApprovingSessionID, g, sessionOrigin(r))
 		if errors.Is(err, accounts.ErrSessionEnded) {
 			sess, failure = nil, badRequest("invalid_grant", "the session that approved has ended")
 			return nil
@@ -324,7 +324,7 @@ func (t tokenEndpoint) exchangeCode(r *http.Request, client *models.OAuthClient,
 	}
 	if replayed != nil {
 		if replayed.SessionID != nil {
-			if _, err := s.Users.EndOAuthSession(ctx, replayed.UserID, *replayed.SessionID); err != nil {
+			if _, err := s.OAuthSessions.End(ctx, replayed.UserID, *replayed.SessionID); err != nil {
 				return nil, nil, err
 			}
 			s.log().Warn("authorization code presented again: its session ended", "clientId", client.ClientID,
@@ -414,7 +414,7 @@ func (t tokenEndpoint) refresh(r *http.Request, client *models.OAuthClient, form
 			}
 		}
 	}
-	out, err := s.Users.RefreshOAuth(ctx, raw, client.ClientID, sessionOrigin(r))
+	out, err := s.OAuthSessions.Refresh(ctx, raw, client.ClientID, sessionOrigin(r))
 	if le, ok := errors.AsType[*accounts.LimitedError](err); ok {
 		e := perr(http.StatusTooManyRequests, "temporarily_unavailable", "too many requests; retry later")
 		e.retry = le.RetryAfter

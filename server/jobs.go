@@ -55,7 +55,7 @@ func (a *app) jobs() []queues.Job {
 			}
 			a.log.Info("purged expired identity-provider flows", "deleted", n)
 			// Users deleted longer ago than the grace go for good.
-			gone, err := users.PurgeDeleted(ctx, a.cfg.AccountDeletionGrace)
+			gone, err := a.userRooms.self.PurgeDeleted(ctx, a.cfg.AccountDeletionGrace)
 			if err != nil {
 				return err
 			}

@@ -84,7 +84,8 @@ func (p *oauthProvider) newServer(limits *rateLimits) *oauthserver.Server {
 			DynamicRegistration: o.DynamicRegistration, MetadataDocuments: o.MetadataDocuments,
 			SecureCookies: p.cfg.production(),
 		},
-		DB: p.db, Users: p.users, Clients: p.clientLookup(limits), ClientIP: framework.ClientIP,
+		DB: p.db, Users: p.users, OAuthSessions: &accounts.OAuthSessions{Engine: p.users},
+		Clients: p.clientLookup(limits), ClientIP: framework.ClientIP,
 		Store: models.OAuthFlowStore{}, Notices: p.mailer, Now: p.now, Log: p.log,
 		ReauthDetails: func(ctx context.Context, user uuid.UUID, factor bool) (any, error) {
 			methods, err := p.factors.ReauthMethods(ctx, user, factor)

@@ -62,7 +62,7 @@ func (a *app) mountSockets(fw *framework.Framework) (*events.Server, error) {
 			return p.SessionExpiresAt, err == nil, err
 		},
 		LiveSessions: func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]events.LiveSession, error) {
-			rows, err := users.StillLive(ctx, ids)
+			rows, err := a.userRooms.activity.StillLive(ctx, ids)
 			if err != nil {
 				return nil, err
 			}

@@ -70,6 +70,11 @@ type rooms struct {
 	// management is what admins do to users' accounts, and the
 	// operator's admin resetmfa to an admin's.
 	management *accounts.Management
+	// activity is where the accounts are logged in and their security
+	// events.
+	activity *accounts.Activity
+	// self is what an owner does to its own account.
+	self *accounts.SelfService
 }
 
 // newRooms wires the types built on s, passkeys with the relying party
@@ -81,6 +86,8 @@ func newRooms(s *accounts.Service, rp *webauthn.WebAuthn) *rooms {
 		factors:     &accounts.SecondFactors{Engine: s, Passkeys: passkeys},
 		passkeys:    passkeys,
 		management:  &accounts.Management{Engine: s},
+		activity:    &accounts.Activity{Engine: s},
+		self:        &accounts.SelfService{Engine: s},
 	}
 }
 
@@ -133,8 +140,8 @@ func (a *app) registerAdminUserActions(fw *framework.Framework, users *accounts.
 	manage := a.userRooms.management
 	framework.Register(fw, &v1.AdminListUsers{Users: manage})
 	framework.Register(fw, &v1.AdminReadUser{Users: users})
-	framework.Register(fw, &v1.AdminUserSessions{Users: users})
-	framework.Register(fw, &v1.AdminUserEvents{Users: users})
+	framework.Register(fw, &v1.AdminUserSessions{Users: a.userRooms.activity})
+	framework.Register(fw, &v1.AdminUserEvents{Users: a.userRooms.activity})
 	framework.Register(fw, &v1.AdminRevokeUserSessions{Users: manage})
 	framework.Register(fw, &v1.AdminResetUserMFA{Users: manage})
 	framework.Register(fw, &v1.AdminUserIdentities{Federation: a.federation})
@@ -184,9 +191,10 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 		registerMFAActions(fw, k.rooms.factors, cookies)
 		registerPasskeyActions(fw, k.rooms.passkeys, k.rooms.factors, cookies, limits)
 	}
-	framework.Register(fw, &v1.Sessions{Accounts: users})
-	framework.Register(fw, &v1.RevokeSession{Accounts: users, Cookies: cookies})
-	framework.Register(fw, &v1.SecurityEvents{Accounts: users})
+	activity := a.userRooms.activity
+	framework.Register(fw, &v1.Sessions{Activity: activity})
+	framework.Register(fw, &v1.RevokeSession{Activity: activity, Cookies: cookies})
+	framework.Register(fw, &v1.SecurityEvents{Activity: activity})
 	a.registerAdminUserActions(fw, users)
 	a.registerWebhookActions(fw)
 	a.oauth.registerClientActions(fw, limits)
@@ -210,11 +218,11 @@ func (a *app) registerActions(fw *framework.Framework, limits *rateLimits) {
 // profile, e-mail change and its revert, deletion and export.
 func (a *app) registerAccountActions(fw *framework.Framework, users *accounts.Service, cookies v1.Cookies) {
 	creds := a.userRooms.credentials
-	framework.Register(fw, &v1.UpdateUser{Accounts: users})
+	framework.Register(fw, &v1.UpdateUser{Self: a.userRooms.self})
 	framework.Register(fw, &v1.RequestEmailChange{Credentials: creds})
 	framework.Register(fw, &v1.ConfirmEmailChange{Credentials: creds})
 	framework.Register(fw, &v1.RevertEmailChange{Credentials: creds})
-	framework.Register(fw, &v1.DeleteUser{Accounts: users, Cookies: cookies})
-	framework.Register(fw, &v1.ExportUser{Accounts: users, Factors: a.userRooms.factors, Passkeys: a.userRooms.passkeys,
-		Federation: a.federation})
+	framework.Register(fw, &v1.DeleteUser{Self: a.userRooms.self, Cookies: cookies})
+	framework.Register(fw, &v1.ExportUser{Accounts: users, Activity: a.userRooms.activity, Factors: a.userRooms.factors,
+		Passkeys: a.userRooms.passkeys, Federation: a.federation})
 }

@@ -132,6 +132,9 @@ func (e *Env) NewService(t testing.TB, kind accounts.Kind) *Service {
 	s.PasskeyFlows = accounts.NewPasskeys(s.Service, nil)
 	s.SecondFactors = &accounts.SecondFactors{Engine: s.Service, Passkeys: s.PasskeyFlows}
 	s.Management = &accounts.Management{Engine: s.Service}
+	s.OAuthSessions = &accounts.OAuthSessions{Engine: s.Service}
+	s.Activity = &accounts.Activity{Engine: s.Service}
+	s.SelfService = &accounts.SelfService{Engine: s.Service}
 	return s
 }
 

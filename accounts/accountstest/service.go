@@ -27,6 +27,9 @@ type Service struct {
 	SecondFactors *accounts.SecondFactors
 	PasskeyFlows  *accounts.Passkeys
 	Management    *accounts.Management
+	OAuthSessions *accounts.OAuthSessions
+	Activity      *accounts.Activity
+	SelfService   *accounts.SelfService
 	ended         record[Ended]
 	outcomes      record[string]
 }
@@ -135,7 +138,7 @@ func (s *Service) SessionsOf(t testing.TB, owner uuid.UUID) []models.Session {
 // Live returns the live sessions of owner (one a login), newest first.
 func (s *Service) Live(t testing.TB, owner uuid.UUID) []models.Session {
 	t.Helper()
-	list, err := s.LiveSessions(context.Background(), owner)
+	list, err := s.Activity.LiveSessions(context.Background(), owner)
 	if err != nil {
 		t.Fatalf("accountstest: live sessions of %s: %v", owner, err)
 	}

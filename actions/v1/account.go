@@ -15,7 +15,7 @@ import (
 // only): every argument is optional, and one that is absent is left as
 // it is.
 type UpdateUser struct {
-	Accounts *accounts.Service
+	Self *accounts.SelfService
 }
 
 // UpdateUserArgs are the arguments of UpdateUser, with register's rules.
@@ -28,9 +28,10 @@ type UpdateUserArgs struct {
 
 // Spec declares V1UserUpdate.
 func (a *UpdateUser) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "Update", "update")
+	kind := a.Self.Engine.Kind
+	s := specFor(kind, "Update", "update")
 	s.Summary = "Change your name, time zone or language"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(kind.Type)
 	s.Errors = []errorcodes.Code{accounts.UserInvalidTimezone}
 	return s
 }
@@ -40,11 +41,11 @@ func (a *UpdateUser) Run(ctx context.Context, req *action.Request, in *UpdateUse
 	if in.Timezone != nil && !validTimezone(*in.Timezone) {
 		return nil, accounts.UserInvalidTimezone.New()
 	}
-	acc, err := a.Accounts.UpdateProfile(ctx, req.Caller.ID, req.Caller.SessionID, accounts.ProfileChange{
+	acc, err := a.Self.UpdateProfile(ctx, req.Caller.ID, req.Caller.SessionID, accounts.ProfileChange{
 		FirstName: in.FirstName, LastName: in.LastName, Timezone: in.Timezone, Locale: in.Locale,
 	}, Origin(req))
 	if err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+		return nil, AccountError(a.Self.Engine.Kind, err)
 	}
 	return &AccountResult{User: ViewAccount(acc)}, nil
 }
@@ -152,25 +153,27 @@ func (a *RevertEmailChange) Run(ctx context.Context, req *action.Request, in *To
 // after the deletion grace): every session, access token and socket ends
 // at once, and the refresh cookie is cleared.
 type DeleteUser struct {
-	Accounts *accounts.Service
-	Cookies  Cookies
+	Self    *accounts.SelfService
+	Cookies Cookies
 }
 
 // Spec declares V1UserDelete.
 func (a *DeleteUser) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "Delete", "delete")
+	kind := a.Self.Engine.Kind
+	s := specFor(kind, "Delete", "delete")
 	s.Summary = "Delete your account"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(kind.Type)
 	s.Reauth = action.ReauthRecent
 	return s
 }
 
 // Run deletes the account.
 func (a *DeleteUser) Run(ctx context.Context, req *action.Request, _ *struct{}) (*Empty, error) {
-	if err := a.Accounts.DeleteSelf(ctx, req.Caller.ID, req.Caller.SessionID, Origin(req)); err != nil {
-		return nil, AccountError(a.Accounts.Kind, err)
+	kind := a.Self.Engine.Kind
+	if err := a.Self.DeleteSelf(ctx, req.Caller.ID, req.Caller.SessionID, Origin(req)); err != nil {
+		return nil, AccountError(kind, err)
 	}
-	a.Cookies.Clear(req, a.Accounts.Kind.Type)
+	a.Cookies.Clear(req, kind.Type)
 	return &Empty{}, nil
 }
 
@@ -179,6 +182,7 @@ func (a *DeleteUser) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 // token.
 type ExportUser struct {
 	Accounts   *accounts.Service
+	Activity   *accounts.Activity
 	Factors    *accounts.SecondFactors
 	Passkeys   *accounts.Passkeys
 	Federation *accounts.Federation
@@ -231,14 +235,14 @@ func (a *ExportUser) Run(ctx context.Context, req *action.Request, _ *struct{}) 
 		return nil, AccountError(a.Accounts.Kind, err)
 	}
 	out.User = ViewAccount(acc)
-	sessions, err := viewLiveSessions(ctx, a.Accounts, owner, req.Caller.SessionID)
+	sessions, err := viewLiveSessions(ctx, a.Activity, owner, req.Caller.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	out.Sessions = sessions.Sessions
 	out.SecurityEvents = []EventView{}
 	for cursor := ""; ; {
-		list, next, err := a.Accounts.SecurityEvents(ctx, owner, cursor, 100)
+		list, next, err := a.Activity.SecurityEvents(ctx, owner, cursor, 100)
 		if err != nil {
 			return nil, err
 		}

@@ -118,7 +118,7 @@ func (a *AdminReadUser) Run(ctx context.Context, _ *action.Request, in *UserIDAr
 
 // AdminUserSessions lists a user's live sessions (current is always false).
 type AdminUserSessions struct {
-	Users *accounts.Service
+	Users *accounts.Activity
 }
 
 // Spec declares V1AdminUserSessions.
@@ -128,7 +128,7 @@ func (a *AdminUserSessions) Spec() action.Spec {
 
 // Run lists the sessions.
 func (a *AdminUserSessions) Run(ctx context.Context, _ *action.Request, in *UserIDArgs) (*SessionsResult, error) {
-	if _, err := a.Users.Account(ctx, in.ID); err != nil {
+	if _, err := a.Users.Engine.Account(ctx, in.ID); err != nil {
 		return nil, userError(err)
 	}
 	return viewLiveSessions(ctx, a.Users, in.ID, uuid.Nil)
@@ -136,7 +136,7 @@ func (a *AdminUserSessions) Run(ctx context.Context, _ *action.Request, in *User
 
 // AdminUserEvents pages through a user's security events.
 type AdminUserEvents struct {
-	Users *accounts.Service
+	Users *accounts.Activity
 }
 
 // AdminUserEventsArgs are the arguments of AdminUserEvents: the user and a
@@ -154,7 +154,7 @@ func (a *AdminUserEvents) Spec() action.Spec {
 
 // Run answers a page of events.
 func (a *AdminUserEvents) Run(ctx context.Context, _ *action.Request, in *AdminUserEventsArgs) (*EventsResult, error) {
-	if _, err := a.Users.Account(ctx, in.ID); err != nil {
+	if _, err := a.Users.Engine.Account(ctx, in.ID); err != nil {
 		return nil, userError(err)
 	}
 	return eventsPage(ctx, a.Users, in.ID, &PageArgs{Limit: in.Limit, Cursor: in.Cursor})

@@ -21,8 +21,8 @@ func adminAPI(t *testing.T) (env *accountstest.Env, api, admin *actiontest.API) 
 	users := env.Users.Service
 	framework.Register(api.Framework, &v1.AdminListUsers{Users: env.Users.Management})
 	framework.Register(api.Framework, &v1.AdminReadUser{Users: users})
-	framework.Register(api.Framework, &v1.AdminUserSessions{Users: users})
-	framework.Register(api.Framework, &v1.AdminUserEvents{Users: users})
+	framework.Register(api.Framework, &v1.AdminUserSessions{Users: env.Users.Activity})
+	framework.Register(api.Framework, &v1.AdminUserEvents{Users: env.Users.Activity})
 	framework.Register(api.Framework, &v1.AdminRevokeUserSessions{Users: env.Users.Management})
 	for _, change := range v1.UserChanges() {
 		framework.Register(api.Framework, &v1.AdminChangeUser{Users: env.Users.Management, Change: change})

@@ -14,27 +14,28 @@ import (
 // Sessions lists the caller's live sessions (where it is logged in),
 // newest login first, its own marked current.
 type Sessions struct {
-	Accounts *accounts.Service
+	Activity *accounts.Activity
 }
 
 // Spec declares V1Sessions.
 func (a *Sessions) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "Sessions", "sessions")
+	kind := a.Activity.Engine.Kind
+	s := specFor(kind, "Sessions", "sessions")
 	s.Summary = "List where you are logged in"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(kind.Type)
 	return s
 }
 
 // Run lists the sessions.
 func (a *Sessions) Run(ctx context.Context, req *action.Request, _ *struct{}) (*SessionsResult, error) {
-	return viewLiveSessions(ctx, a.Accounts, req.Caller.ID, req.Caller.SessionID)
+	return viewLiveSessions(ctx, a.Activity, req.Caller.ID, req.Caller.SessionID)
 }
 
 // RevokeSession ends one of the caller's sessions ("log out this device"),
 // its access tokens and sockets at once. Ending the caller's own session is
 // a logout, and clears its refresh cookie.
 type RevokeSession struct {
-	Accounts *accounts.Service
+	Activity *accounts.Activity
 	Cookies  Cookies
 }
 
@@ -45,9 +46,10 @@ type RevokeSessionArgs struct {
 
 // Spec declares V1RevokeSession.
 func (a *RevokeSession) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "RevokeSession", "revokesession")
+	kind := a.Activity.Engine.Kind
+	s := specFor(kind, "RevokeSession", "revokesession")
 	s.Summary = "End one of your sessions"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(kind.Type)
 	s.Errors = []errorcodes.Code{accounts.UserSessionNotFound}
 	return s
 }
@@ -55,7 +57,7 @@ func (a *RevokeSession) Spec() action.Spec {
 // Run ends the session. Another owner's, unknown or ended session is
 // USER_SESSION_NOT_FOUND.
 func (a *RevokeSession) Run(ctx context.Context, req *action.Request, in *RevokeSessionArgs) (*Empty, error) {
-	err := a.Accounts.RevokeSession(ctx, req.Caller.ID, in.SessionID, req.Caller.SessionID, Origin(req))
+	err := a.Activity.RevokeSession(ctx, req.Caller.ID, in.SessionID, req.Caller.SessionID, Origin(req))
 	if errors.Is(err, accounts.ErrSessionNotFound) {
 		return nil, accounts.UserSessionNotFound.New()
 	}
@@ -63,14 +65,14 @@ func (a *RevokeSession) Run(ctx context.Context, req *action.Request, in *Revoke
 		return nil, err
 	}
 	if in.SessionID == req.Caller.SessionID {
-		a.Cookies.Clear(req, a.Accounts.Kind.Type)
+		a.Cookies.Clear(req, a.Activity.Engine.Kind.Type)
 	}
 	return &Empty{}, nil
 }
 
 // SecurityEvents pages through the caller's security events, newest first.
 type SecurityEvents struct {
-	Accounts *accounts.Service
+	Activity *accounts.Activity
 }
 
 // PageArgs are the arguments of a paged listing: the page size and the
@@ -82,22 +84,23 @@ type PageArgs struct {
 
 // Spec declares V1SecurityEvents.
 func (a *SecurityEvents) Spec() action.Spec {
-	s := specFor(a.Accounts.Kind, "SecurityEvents", "securityevents")
+	kind := a.Activity.Engine.Kind
+	s := specFor(kind, "SecurityEvents", "securityevents")
 	s.Summary = "Page through your security events"
-	s.Auth = action.Owner(a.Accounts.Kind.Type)
+	s.Auth = action.Owner(kind.Type)
 	return s
 }
 
 // Run answers a page of events.
 func (a *SecurityEvents) Run(ctx context.Context, req *action.Request, in *PageArgs) (*EventsResult, error) {
-	return eventsPage(ctx, a.Accounts, req.Caller.ID, in)
+	return eventsPage(ctx, a.Activity, req.Caller.ID, in)
 }
 
 // eventsPage answers a page of the security events of owner.
-func eventsPage(ctx context.Context, svc *accounts.Service, owner uuid.UUID, in *PageArgs) (*EventsResult, error) {
-	list, next, err := svc.SecurityEvents(ctx, owner, in.Cursor, in.Limit)
+func eventsPage(ctx context.Context, activity *accounts.Activity, owner uuid.UUID, in *PageArgs) (*EventsResult, error) {
+	list, next, err := activity.SecurityEvents(ctx, owner, in.Cursor, in.Limit)
 	if err != nil {
-		return nil, AccountError(svc.Kind, err)
+		return nil, AccountError(activity.Engine.Kind, err)
 	}
 	return &EventsResult{Events: ViewEvents(list), NextCursor: cursorOrNull(next)}, nil
 }

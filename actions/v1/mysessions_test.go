@@ -22,8 +22,8 @@ import (
 func TestSessions(t *testing.T) {
 	env, api := newEnv(t)
 	users := env.Users
-	revoke := &v1.RevokeSession{Accounts: users.Service, Cookies: testCookies()}
-	framework.Register(api.Framework, &v1.Sessions{Accounts: users.Service})
+	revoke := &v1.RevokeSession{Activity: users.Activity, Cookies: testCookies()}
+	framework.Register(api.Framework, &v1.Sessions{Activity: users.Activity})
 	framework.Register(api.Framework, revoke)
 	acc, iss := users.LoggedIn(t, action.Web)
 	other := users.NewSession(t, acc, action.App)
@@ -73,7 +73,7 @@ func TestSessions(t *testing.T) {
 func TestSecurityEvents(t *testing.T) {
 	env, api := newEnv(t)
 	users := env.Users
-	framework.Register(api.Framework, &v1.SecurityEvents{Accounts: users.Service})
+	framework.Register(api.Framework, &v1.SecurityEvents{Activity: users.Activity})
 	acc, iss := users.LoggedIn(t, action.Web)
 	users.NewSession(t, acc, action.App)
 	users.NewSession(t, acc, action.Web)

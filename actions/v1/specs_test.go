@@ -33,19 +33,20 @@ func declarations() []spec {
 	admins := accounts.NewService(accounts.Admins, nil, nil, nil, time.Hour, log)
 	user, admin := action.Owner("user"), action.Owner("admin")
 	userCreds, manage := &accounts.Credentials{Engine: users}, &accounts.Management{Engine: users}
+	activity := &accounts.Activity{Engine: users}
 	out := []spec{
 		{&v1.Register{Accounts: users}, "V1Register", "/v1/users/register", action.LoggedOut("user"), action.RateRegister, true, http.StatusCreated},
-		{&v1.Sessions{Accounts: users}, "V1Sessions", "/v1/users/sessions", user, "", false, 0},
-		{&v1.RevokeSession{Accounts: users}, "V1RevokeSession", "/v1/users/revokesession", user, "", false, 0},
-		{&v1.SecurityEvents{Accounts: users}, "V1SecurityEvents", "/v1/users/securityevents", user, "", false, 0},
+		{&v1.Sessions{Activity: activity}, "V1Sessions", "/v1/users/sessions", user, "", false, 0},
+		{&v1.RevokeSession{Activity: activity}, "V1RevokeSession", "/v1/users/revokesession", user, "", false, 0},
+		{&v1.SecurityEvents{Activity: activity}, "V1SecurityEvents", "/v1/users/securityevents", user, "", false, 0},
 		{&v1.RequestPasswordReset{Credentials: userCreds}, "V1RequestPasswordReset", "/v1/users/requestpasswordreset", action.Public, action.RateMail, false, 0},
 		{&v1.ResetPassword{Credentials: userCreds}, "V1ResetPassword", "/v1/users/resetpassword", action.Public, action.RateToken, false, 0},
 		{&v1.RequestEmailVerification{Credentials: userCreds}, "V1RequestEmailVerification", "/v1/users/requestemailverification", user, action.RateMail, false, 0},
 		{&v1.VerifyEmail{Credentials: userCreds}, "V1VerifyEmail", "/v1/users/verifyemail", action.Public, action.RateToken, false, 0},
 		{&v1.AdminListUsers{Users: manage}, "V1AdminListUsers", "/v1/admins/users/list", admin, "", false, 0},
 		{&v1.AdminReadUser{Users: users}, "V1AdminReadUser", "/v1/admins/users/read", admin, "", false, 0},
-		{&v1.AdminUserSessions{Users: users}, "V1AdminUserSessions", "/v1/admins/users/sessions", admin, "", false, 0},
-		{&v1.AdminUserEvents{Users: users}, "V1AdminUserSecurityEvents", "/v1/admins/users/securityevents", admin, "", false, 0},
+		{&v1.AdminUserSessions{Users: activity}, "V1AdminUserSessions", "/v1/admins/users/sessions", admin, "", false, 0},
+		{&v1.AdminUserEvents{Users: activity}, "V1AdminUserSecurityEvents", "/v1/admins/users/securityevents", admin, "", false, 0},
 		{&v1.AdminRevokeUserSessions{Users: manage}, "V1AdminRevokeUserSessions", "/v1/admins/users/revokesessions", admin, "", false, 0},
 		{&v1.CreatePost{Posts: &posts.Service{}}, "V1CreatePost", "/v1/posts/create", user, "", false, http.StatusCreated},
 		{&v1.Publish{Posts: &posts.Service{}}, "V1Publish", "/v1/posts/publish", user, "", false, 0},

@@ -125,8 +125,8 @@ func ViewSessions(list []models.Session, current uuid.UUID, clients map[uuid.UUI
 }
 
 // viewLiveSessions lists the live sessions of owner on the wire.
-func viewLiveSessions(ctx context.Context, svc *accounts.Service, owner, current uuid.UUID) (*SessionsResult, error) {
-	list, err := svc.LiveSessions(ctx, owner)
+func viewLiveSessions(ctx context.Context, activity *accounts.Activity, owner, current uuid.UUID) (*SessionsResult, error) {
+	list, err := activity.LiveSessions(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func viewLiveSessions(ctx context.Context, svc *accounts.Service, owner, current
 			ids = append(ids, s.SessionID)
 		}
 	}
-	clients, err := svc.OAuthSessionClients(ctx, ids)
+	clients, err := activity.OAuthSessionClients(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
