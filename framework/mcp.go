@@ -114,7 +114,11 @@ func (m *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		calls = toolCalls(body)
+		var problem *errorcodes.FieldError
+		if calls, problem = toolCalls(body); problem != nil {
+			f.WriteError(w, r, errorcodes.BadRequestInvalidArguments.WithFields(map[string]errorcodes.FieldError{"body": *problem}))
+			return
+		}
 	}
 	var needs action.Needs
 	for _, c := range calls {
@@ -183,33 +187,65 @@ func (m *mcpEndpoint) refuse(w http.ResponseWriter, r *http.Request, id json.Raw
 
 // rpcCall is the part of a JSON-RPC request the endpoint reads.
 type rpcCall struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Name string `json:"name"`
-	} `json:"params"`
+	ID     json.RawMessage
+	Method string
+	Params struct{ Name string }
 }
 
-// toolCalls returns the tools/call requests of a JSON-RPC message (or
-// batch); what it cannot read is left to the SDK to refuse.
-func toolCalls(body []byte) []rpcCall {
-	type message = rpcCall
-	var msgs []message
+// toolCalls returns the tools/call request of a JSON-RPC message, read as
+// the MCP SDK reads it: member names matched exactly (encoding/json would
+// match "NAME" for "name", and the SDK does not), so that the scopes
+// checked here are those of the tool the SDK runs. It refuses what the
+// SDK might read differently or what would multiply one request's work: a
+// batch (MCP 2025-06-18, the version CONTRACT §20 requires, has none,
+// and each of its calls would run an action for one request's share of
+// the global limit) and a member that appears twice. Anything else it
+// cannot read is left to the SDK to refuse.
+func toolCalls(body []byte) ([]rpcCall, *errorcodes.FieldError) {
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
-		_ = json.Unmarshal(body, &msgs)
-	} else {
-		var one message
-		if json.Unmarshal(body, &one) == nil {
-			msgs = []message{one}
-		}
+		return nil, &errorcodes.FieldError{Code: "batch", Message: "must be one JSON-RPC message, not a batch"}
 	}
-	var calls []rpcCall
-	for _, msg := range msgs {
-		if msg.Method == "tools/call" {
-			calls = append(calls, msg)
-		}
+	msg, dup := members(body)
+	if dup {
+		return nil, &errorcodes.FieldError{Code: "duplicate_member", Message: "must name each member once"}
 	}
-	return calls
+	var call rpcCall
+	if json.Unmarshal(msg["method"], &call.Method) != nil || call.Method != "tools/call" {
+		return nil, nil
+	}
+	call.ID = msg["id"]
+	params, dup := members(msg["params"])
+	if dup {
+		return nil, &errorcodes.FieldError{Code: "duplicate_member", Message: "must name each member once"}
+	}
+	_ = json.Unmarshal(params["name"], &call.Params.Name)
+	return []rpcCall{call}, nil
+}
+
+// members returns the members of the JSON object raw by their exact names,
+// and whether a name appears twice; what is not an object has none.
+func members(raw []byte) (map[string]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if _, seen := out[name]; seen {
+			return nil, true
+		}
+		out[name] = v
+	}
+	return out, false
 }
 
 // mcpSkipHeaders are the MCP transport's own headers, not the action's,

@@ -249,8 +249,12 @@ func (rs *resourceServer) resolveCaller(ctx context.Context, tok *accesstoken.To
 		}
 		caller = c
 	} else {
-		// Without a session store the token is all there is: a user's
-		// token (with a session) of UUIDs.
+		// Without a session store the token is all there is: a token
+		// (with a session) of UUIDs, whose subject is of OAuth.Owner, so
+		// it never runs an action of another owner type.
+		if owner != rs.cfg.Owner {
+			return nil, nil
+		}
 		sub, err1 := uuid.Parse(tok.Subject)
 		sid, err2 := uuid.Parse(tok.SessionID)
 		if err1 != nil || err2 != nil {

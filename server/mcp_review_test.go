@@ -31,12 +31,13 @@ func rawPost(t *testing.T, s *oauthServer, path string, body []byte, headers ...
 	return res.StatusCode, res.Header, string(raw)
 }
 
-// TestMCPBatchCountsEachToolCall: a JSON-RPC batch (which the SDK still
-// accepts from a client that names no protocol version, or 2025-03-26)
-// runs each of its tools/call in process, and the global rate limit must
-// count each of them: with RATE_LIMIT_MAX=10, one POST of a batch of
-// eleven tool calls must not run eleven actions.
-func TestMCPBatchCountsEachToolCall(t *testing.T) {
+// TestMCPRefusesBatches: a JSON-RPC batch (which the SDK still accepts
+// from a client that names no protocol version, or 2025-03-26) would run
+// each of its tools/call in process for one request's share of the global
+// rate limit: with RATE_LIMIT_MAX=10, one POST of eleven tool calls ran
+// eleven actions. MCP 2025-06-18, the version CONTRACT §20 requires, has
+// no batches: the endpoint refuses one with 400 and runs none of it.
+func TestMCPRefusesBatches(t *testing.T) {
 	s := startOAuthServer(t, "TRUST_PROXY=true", "RATE_LIMIT_MAX=10")
 	g := s.oauthToken(t, "account:read", s.issuer+"/mcp")
 	var batch []any
@@ -46,9 +47,9 @@ func TestMCPBatchCountsEachToolCall(t *testing.T) {
 	}
 	body, _ := json.Marshal(batch)
 	st, _, raw := rawPost(t, s, "/mcp", body, append(g.bearer(), "X-Forwarded-For", "203.0.113.9")...)
-	ran := strings.Count(raw, `"structuredContent":{"status":200`)
-	if ran > 10 {
-		t.Fatalf("one POST (status %d) ran %d tool calls past RATE_LIMIT_MAX=10", st, ran)
+	if ran := strings.Count(raw, `"structuredContent"`); st != http.StatusBadRequest || ran != 0 ||
+		!strings.Contains(raw, "not a batch") {
+		t.Fatalf("a batch of 11 tool calls: %d, %d ran: %.300s", st, ran, raw)
 	}
 }
 
@@ -70,5 +71,16 @@ func TestMCPStepUpReadsToolNameAsSDK(t *testing.T) {
 	st, h, raw := rawPost(t, s, "/mcp", []byte(masked), g.bearer()...)
 	if st != http.StatusForbidden || !strings.Contains(h.Get("WWW-Authenticate"), `error="insufficient_scope"`) {
 		t.Fatalf("create_post masked as read_account: %d %q %.300s", st, h.Get("WWW-Authenticate"), raw)
+	}
+	// A member named twice could be read one way here and another by the
+	// SDK: refused, with nothing run.
+	for _, twice := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_account","name":"create_post","arguments":{"title":"x"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"create_post","arguments":{"title":"x"}}}`,
+	} {
+		if st, _, raw := rawPost(t, s, "/mcp", []byte(twice), g.bearer()...); st != http.StatusBadRequest ||
+			!strings.Contains(raw, "must name each member once") {
+			t.Errorf("%s: %d %.300s", twice, st, raw)
+		}
 	}
 }
