@@ -3,6 +3,7 @@ package accounts_test
 import (
 	"encoding/base32"
 	"errors"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/accounts/accountstest"
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/internal/syncbuf"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -113,5 +115,42 @@ func TestTOTPEnrolment(t *testing.T) {
 	next := accounts.SecondFactor{Method: accounts.FactorTOTP, Code: accountstest.TOTPCode(t, second.Secret, env.Clock.Now())}
 	if _, err := sf.Verify(t.Context(), token, next, o); err != nil {
 		t.Errorf("the next step's code at login: %v", err)
+	}
+}
+
+// TestUnreadableTOTPSecret: a TOTP secret that does not open under the
+// data key fails the second step with an internal error, never a bypass
+// nor a wrong-code answer; the log says what failed and holds no secret,
+// the challenge is not spent, and another owner's secret still works.
+func TestUnreadableTOTPSecret(t *testing.T) {
+	env := newEnv(t)
+	users := env.NewService(t, accounts.Users)
+	var logs syncbuf.Buffer
+	users.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	o := accountstest.Origin(action.Web)
+	acc, iss := users.LoggedIn(t, action.Web)
+	totp := env.WithTOTP(t, users, acc, iss)
+	other, its := users.LoggedIn(t, action.Web)
+	otherTOTP := env.WithTOTP(t, users, other, its)
+	if _, err := env.DB.ExecContext(t.Context(), `UPDATE mfa_totp SET secret_ciphertext = set_byte(secret_ciphertext, 0, get_byte(secret_ciphertext, 0) # 1)
+		WHERE owner_id = $1`, acc.ID); err != nil {
+		t.Fatal(err)
+	}
+	token := users.FirstStep(t, acc, o)
+	code := accountstest.TOTPCode(t, totp.Secret, env.Clock.Now())
+	iss, err := users.SecondFactors.Verify(t.Context(), token, accounts.SecondFactor{Method: accounts.FactorTOTP, Code: code}, o)
+	if err == nil || iss != nil || errors.Is(err, accounts.ErrInvalidTOTPCode) || errors.Is(err, accounts.ErrInvalidMFAToken) {
+		t.Fatalf("the second step with an unreadable secret: %+v, %v; want an internal error", iss, err)
+	}
+	if strings.Contains(err.Error(), totp.Secret) || !strings.Contains(logs.String(), "does not open under DATA_ENCRYPTION_KEY") ||
+		strings.Contains(logs.String(), totp.Secret) {
+		t.Errorf("error %v, log %s: the log must say what failed and neither may hold the secret", err, logs.String())
+	}
+	if attempts, used := users.Challenge(t, token); attempts != 0 || used {
+		t.Errorf("challenge attempts %d, used %v; want untouched", attempts, used)
+	}
+	right := accounts.SecondFactor{Method: accounts.FactorTOTP, Code: accountstest.TOTPCode(t, otherTOTP.Secret, env.Clock.Now())}
+	if _, err := users.SecondFactors.Verify(t.Context(), users.FirstStep(t, other, o), right, o); err != nil {
+		t.Errorf("another owner's second step: %v", err)
 	}
 }
