@@ -100,8 +100,8 @@ func TestChangePasswordRefusals(t *testing.T) {
 		t.Errorf("an inactive account: %v, want ErrInactive", err)
 	}
 	for _, a := range []*models.Account{acc, inactive} {
-		if got := users.Reload(t, a.ID); got.Password != a.Password {
-			t.Errorf("%s: the password changed after refusals", a.Email)
+		if got := users.Reload(t, a.ID); got.Password != a.Password || got.TokenVersion != a.TokenVersion {
+			t.Errorf("%s: the password or the token version changed after refusals", a.Email)
 		}
 		for _, typ := range users.EventTypes(t, a.ID) {
 			if typ == models.EventPasswordChanged {
@@ -195,6 +195,11 @@ func TestResetPassword(t *testing.T) {
 	acc, _ := users.LoggedIn(t, action.Web)
 	users.NewSession(t, acc, action.App)
 	token := resetToken(t, env, acc)
+	var stored int
+	if err := env.DB.GetContext(t.Context(), &stored, `SELECT count(*) FROM account_tokens WHERE token_hash = $1 AND purpose = 'password_reset' AND owner_id = $2`,
+		auth.HashOpaqueToken(token), acc.ID); err != nil || stored != 1 {
+		t.Fatalf("the token is not stored as its SHA-256: %d rows, %v", stored, err)
+	}
 	users.Forget()
 	const next = "Another-horse-battery-7"
 	device, err := users.Credentials.ResetPassword(t.Context(), token, next, o)

@@ -2,6 +2,8 @@ package accounts_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +203,73 @@ func TestLoginDeviceTrust(t *testing.T) {
 	}
 	if _, err := users.Login(t.Context(), acc.Email, accountstest.Password, o); err != nil {
 		t.Errorf("the trusted device from the same address: %v, want a login", err)
+	}
+}
+
+// TestLoginOwesTheSecondFactor: a password login of a user (web or app,
+// first step of API version 1 or 2) or of an admin with a confirmed second
+// factor stops at *MFARequiredError: a 64-hex handle, the methods, the
+// challenge's lifetime, and nothing changed of the owner but one challenge
+// more, stored as the handle's SHA-256 with the first factor, the client
+// and the version the second step answers in. A wrong password changes
+// nothing, not even the challenges.
+func TestLoginOwesTheSecondFactor(t *testing.T) {
+	env := newEnv(t)
+	type trace struct{ sessions, loginCount, logins, challenges int }
+	traceOf := func(svc *accountstest.Service, acc *models.Account) trace {
+		t.Helper()
+		tr := trace{sessions: len(svc.SessionsOf(t, acc.ID)), loginCount: int(svc.Reload(t, acc.ID).LoginCount)}
+		for _, typ := range svc.EventTypes(t, acc.ID) {
+			if typ == models.EventLogin {
+				tr.logins++
+			}
+		}
+		if err := env.DB.GetContext(t.Context(), &tr.challenges, `SELECT count(*) FROM login_challenges WHERE owner_type = $1 AND owner_id = $2`,
+			string(svc.Kind.Type), acc.ID); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	for _, svc := range []*accountstest.Service{env.Users, env.Admins} {
+		acc, iss := svc.LoggedIn(t, action.Web)
+		env.WithTOTP(t, svc, acc, iss)
+		for _, client := range []action.Client{action.Web, action.App} {
+			for _, version := range []int{1, 2} {
+				name := fmt.Sprintf("%s/%s/v%d", svc.Kind.Type, client, version)
+				o := accountstest.Origin(client)
+				o.Version = version
+				before := traceOf(svc, acc)
+				_, err := svc.Login(t.Context(), acc.Email, accountstest.Password, o)
+				var mfa *accounts.MFARequiredError
+				if !errors.As(err, &mfa) || !auth.WellFormedOpaqueToken(mfa.Token) || !slices.Equal(mfa.Methods, []string{accounts.FactorTOTP, accounts.FactorRecoveryCode}) ||
+					mfa.ExpiresIn != svc.MFA.ChallengeTTL {
+					t.Fatalf("%s: %v (%+v), want MFARequiredError with a handle, methods [totp recovery_code], expiring in %v", name, err, mfa, svc.MFA.ChallengeTTL)
+				}
+				want := before
+				want.challenges++
+				if after := traceOf(svc, acc); after != want {
+					t.Errorf("%s: after the first step %+v, before %+v: want one challenge more and nothing else", name, after, before)
+				}
+				var ch struct {
+					FirstFactor string `db:"first_factor"`
+					Client      string `db:"client"`
+					Version     int    `db:"response_version"`
+				}
+				if err := env.DB.GetContext(t.Context(), &ch, `SELECT first_factor, client, response_version FROM login_challenges
+					WHERE token_hash = $1 AND owner_id = $2 AND used_at IS NULL AND attempts = 0`, auth.HashOpaqueToken(mfa.Token), acc.ID); err != nil {
+					t.Fatalf("%s: the challenge is not stored as the handle's SHA-256: %v", name, err)
+				}
+				if ch.FirstFactor != models.MethodPassword || ch.Client != string(client) || ch.Version != version {
+					t.Errorf("%s: challenge %+v, want pwd, %s, version %d", name, ch, client, version)
+				}
+			}
+		}
+		before := traceOf(svc, acc)
+		if _, err := svc.Login(t.Context(), acc.Email, accountstest.Password+"x", accountstest.Origin(action.Web)); !errors.Is(err, accounts.ErrInvalidCredentials) {
+			t.Errorf("%s: a wrong password: %v, want ErrInvalidCredentials", svc.Kind.Type, err)
+		}
+		if after := traceOf(svc, acc); after != before {
+			t.Errorf("%s: a wrong password changed %+v into %+v", svc.Kind.Type, before, after)
+		}
 	}
 }

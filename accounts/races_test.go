@@ -10,6 +10,7 @@ import (
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/accounts/accountstest"
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -20,14 +21,14 @@ const endRaceRounds = 200
 
 // raceRefreshAgainstEnd runs a refresh of a fresh app session and an end
 // of that session (end, given its owner and session id) at the same
-// instant, endRaceRounds times. A refresh never ends a session, so the end
+// instant, rounds times. A refresh never ends a session, so the end
 // must find it and succeed whichever runs first; afterwards no row of the
 // session may be live and a token the refresh got must not refresh.
-func raceRefreshAgainstEnd(t *testing.T, end func(svc *accountstest.Service, owner, session uuid.UUID) error) {
+func raceRefreshAgainstEnd(t *testing.T, rounds int, end func(svc *accountstest.Service, owner, session uuid.UUID) error) {
 	env := newEnv(t)
 	users, o := env.Users, accountstest.Origin(action.App)
 	bad := 0
-	for i := range endRaceRounds {
+	for i := range rounds {
 		acc, iss := users.LoggedIn(t, action.App)
 		var (
 			refreshed          *accounts.Issued
@@ -61,14 +62,14 @@ func raceRefreshAgainstEnd(t *testing.T, end func(svc *accountstest.Service, own
 		}
 	}
 	if bad > 0 {
-		t.Errorf("%d of %d rounds: the session was not ended, or outlived an end that succeeded", bad, endRaceRounds)
+		t.Errorf("%d of %d rounds: the session was not ended, or outlived an end that succeeded", bad, rounds)
 	}
 }
 
 // TestLogoutRacingRefresh: a logout and a refresh of the same session at
 // once; a logout that succeeds leaves nothing of the session alive.
 func TestLogoutRacingRefresh(t *testing.T) {
-	raceRefreshAgainstEnd(t, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+	raceRefreshAgainstEnd(t, endRaceRounds, func(svc *accountstest.Service, owner, session uuid.UUID) error {
 		return svc.Logout(t.Context(), owner, session, "", accountstest.Origin(action.App))
 	})
 }
@@ -76,7 +77,7 @@ func TestLogoutRacingRefresh(t *testing.T) {
 // TestRevokeSessionRacingRefresh: the same race with RevokeSession from
 // the session itself (a logout by another name).
 func TestRevokeSessionRacingRefresh(t *testing.T) {
-	raceRefreshAgainstEnd(t, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+	raceRefreshAgainstEnd(t, endRaceRounds, func(svc *accountstest.Service, owner, session uuid.UUID) error {
 		return svc.Activity.RevokeSession(t.Context(), owner, session, session, accountstest.Origin(action.App))
 	})
 }
@@ -126,5 +127,104 @@ func TestConcurrentReplaysRunTheTheftResponseOnce(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d rounds ran the theft response other than once", bad, rounds)
+	}
+}
+
+// TestLogoutAllRacingRefresh: the same race with a logout of every
+// session: a rotation must not slip a live successor past it. 50 rounds,
+// twice what the server's test ran: with the sessions ended before the
+// owner is locked, many of them fail.
+func TestLogoutAllRacingRefresh(t *testing.T) {
+	raceRefreshAgainstEnd(t, 50, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+		return svc.LogoutAll(t.Context(), owner, session, accountstest.Origin(action.App), nil)
+	})
+}
+
+// TestConcurrentRefreshesOfOneToken: twenty presentations of one refresh
+// token at once, round after round, give exactly one rotation; the
+// others are replays of a rotated token, so the owner's token version
+// moves on, every row of the chain ends, and no second successor is made.
+func TestConcurrentRefreshesOfOneToken(t *testing.T) {
+	const rounds, presentations = 10, 20
+	env := newEnv(t)
+	users, o := env.Users, accountstest.Origin(action.App)
+	for i := range rounds {
+		acc, iss := users.LoggedIn(t, action.App)
+		errs := make([]error, presentations)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j := range presentations {
+			wg.Go(func() { <-start; _, errs[j] = users.Refresh(t.Context(), iss.RefreshToken, o) })
+		}
+		close(start)
+		wg.Wait()
+		rotated, refused := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				rotated++
+			case errors.Is(err, accounts.ErrInvalidRefresh):
+				refused++
+			default:
+				t.Errorf("round %d: a refresh failed with %v", i, err)
+			}
+		}
+		if rotated != 1 || refused != presentations-1 {
+			t.Errorf("round %d: %d rotations and %d refusals, want 1 and %d", i, rotated, refused, presentations-1)
+		}
+		rows := users.SessionsOf(t, acc.ID)
+		if len(rows) != 2 {
+			t.Errorf("round %d: %d session rows, want the original and one successor", i, len(rows))
+		}
+		for _, r := range rows {
+			if r.RevokedAt == nil {
+				t.Errorf("round %d: session %s is live after the replays", i, r.ID)
+			}
+		}
+		if v := users.Reload(t, acc.ID).TokenVersion; v < 1 {
+			t.Errorf("round %d: token version %d, want it moved on", i, v)
+		}
+	}
+}
+
+// TestConcurrentLogins: ten logins of one account at once, with the real
+// password hashing cost (slow enough that they overlap), each open a
+// session and count once.
+func TestConcurrentLogins(t *testing.T) {
+	env := newEnv(t)
+	users := env.NewService(t, accounts.Users)
+	users.Hasher = auth.NewHasher(auth.HasherConfig{MemoryKiB: 19456, Time: 2, Threads: 1, Concurrency: 4})
+	acc := users.NewAccount(t)
+	const logins = 10
+	errs := make([]error, logins)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range logins {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = users.Login(t.Context(), acc.Email, accountstest.Password, accountstest.Origin(action.Web))
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("login %d: %v", i, err)
+		}
+	}
+	if n := users.Reload(t, acc.ID).LoginCount; n != logins {
+		t.Errorf("login count %d, want %d", n, logins)
+	}
+	if n := len(users.Live(t, acc.ID)); n != logins {
+		t.Errorf("%d live sessions, want %d", n, logins)
+	}
+	logged := 0
+	for _, typ := range users.EventTypes(t, acc.ID) {
+		if typ == models.EventLogin {
+			logged++
+		}
+	}
+	if logged != logins {
+		t.Errorf("%d login events, want %d", logged, logins)
 	}
 }

@@ -85,20 +85,28 @@ func TestRegisterTakenAddress(t *testing.T) {
 	}
 }
 
-// TestRegisterConcurrently: of concurrent registrations of one address,
-// exactly one creates the account; the others are ErrExists.
+// TestRegisterConcurrently: of ten concurrent registrations of one
+// address, half of them spelt in capitals, exactly one creates the
+// account; the others are ErrExists.
 func TestRegisterConcurrently(t *testing.T) {
 	env := newEnv(t)
 	email := accountstest.NewEmail()
-	const n = 4
+	const n = 10
 	errs := make([]error, n)
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for i := range n {
+		spelt := email
+		if i%2 == 1 {
+			spelt = strings.ToUpper(email)
+		}
 		wg.Go(func() {
-			_, errs[i] = env.Users.Register(t.Context(), accounts.NewAccount{Email: email, Password: accountstest.Password},
+			<-start
+			_, errs[i] = env.Users.Register(t.Context(), accounts.NewAccount{Email: spelt, Password: accountstest.Password},
 				accountstest.Origin(action.Web))
 		})
 	}
+	close(start)
 	wg.Wait()
 	created := 0
 	for _, err := range errs {

@@ -59,16 +59,19 @@ func waitMails(t *testing.T, smtp *smtptest.Server, addr, subject string, n int)
 	return mailsOf(smtp, addr, subject)
 }
 
+// TestPasswordResetByMail runs a reset end to end over SMTP: the mail is
+// retried past refusals and written in the account's language, the reset
+// answers 200 without logging in, every earlier token is refused after
+// it, and no secret reaches the log. The engine's TestResetPassword checks
+// what a reset changes.
 func TestPasswordResetByMail(t *testing.T) {
 	t.Parallel()
 	s, smtp := mailServer(t)
-	db := s.db()
 	c := s.client()
 	email := uniqueEmail()
 	r := c.call(http.MethodPost, "/v1/users/register", map[string]any{"email": email, "password": strongPassword, "locale": "es"}, "X-Client", "app").want(t, 201, "")
 	u := &registered{c: c, email: email, id: r.obj("user")["id"].(string), token: r.str("token"), refresh: r.str("refreshToken")}
 	other := s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
-	version := tokenVersionOf(t, db, u.id)
 	waitMails(t, smtp, email, "Confirma tu dirección de correo electrónico", 1) // sent at register
 
 	// The mail server refuses twice: the job retries and delivers once.
@@ -87,32 +90,18 @@ func TestPasswordResetByMail(t *testing.T) {
 		t.Errorf("mail headers or text: %v\n%s", m.Header, m.Text)
 	}
 	token := tokenOf(t, m, resetLinkRe)
-	var stored int
-	if err := db.GetContext(t.Context(), &stored, `SELECT count(*) FROM account_tokens WHERE token_hash = $1 AND purpose = 'password_reset' AND owner_id = $2`, sha256Hex(token), u.id); err != nil || stored != 1 {
-		t.Fatalf("token stored as its SHA-256: %d %v", stored, err)
-	}
 
-	// Bad tokens: the purpose's 400 code, nothing changed.
+	// Bad tokens: the purpose's 400 code (the engine's TestResetPassword
+	// checks that they change nothing, and what a reset changes).
 	for _, bad := range []string{"abc", strings.ToUpper(token), strings.Repeat("0", 64)} {
 		s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": bad, "password": newPassword}).want(t, 400, "USER_BAD_REQUEST_INVALID_RESET_TOKEN")
 	}
 	s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"password": newPassword}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": token, "password": "weak"}).want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
-	if tokenVersionOf(t, db, u.id) != version {
-		t.Fatal("a refused reset changed the token version")
-	}
 
 	res = s.client().call(http.MethodPost, "/v1/users/resetpassword", map[string]any{"token": token, "password": newPassword}).want(t, 200, "")
 	if res.Body["token"] != nil || res.Body["user"] != nil {
 		t.Fatalf("reset logs in: %s", res.Raw)
-	}
-	if got := tokenVersionOf(t, db, u.id); got != version+1 {
-		t.Errorf("tokenVersion %d, want %d", got, version+1)
-	}
-	for _, row := range sessionsOf(t, db, u.id) {
-		if !row.Revoked {
-			t.Errorf("session %s survived the reset", row.ID)
-		}
 	}
 	u.read(t).want(t, 401, "")
 	s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+other.str("token")).want(t, 401, "")
@@ -200,16 +189,18 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// TestChangePassword: the HTTP side of a password change (the engine's
+// TestChangePassword checks what it changes): the refusals' 400s and 401,
+// the caller's new tokens and cookie, the other session's tokens and
+// socket ended at once, the caller's previous refresh token a replay.
 func TestChangePassword(t *testing.T) {
 	t.Parallel()
 	s, _ := mailServer(t)
-	db := s.db()
 	u := register(t, s.client(), "web") // web: the refresh token is in the cookie jar
 	other := s.client()
 	o := other.call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
 	otherUser := &registered{c: other, email: u.email, id: u.id, token: o.str("token"), refresh: o.str("refreshToken")}
 	sock := feedClient(t, s, otherUser)
-	version := tokenVersionOf(t, db, u.id)
 	oldCookie := setCookieLine(u.res, "jwt-user-refresh")
 
 	change := func(current, next string) *apiResponse {
@@ -222,16 +213,10 @@ func TestChangePassword(t *testing.T) {
 	}
 	change(strongPassword, "weak").want(t, 400, "BAD_REQUEST_INVALID_ARGUMENTS")
 	s.client().call(http.MethodPost, "/v1/users/changepassword", map[string]any{"currentPassword": strongPassword, "newPassword": newPassword}).want(t, 401, "")
-	if tokenVersionOf(t, db, u.id) != version {
-		t.Fatal("a refused change bumped the token version")
-	}
 
 	res := change(strongPassword, newPassword).want(t, 200, "")
 	if res.str("token") == "" || res.obj("user")["id"] != u.id || setCookieLine(res, "jwt-user-refresh") == "" {
 		t.Fatalf("answer: %s", res.Raw)
-	}
-	if got := tokenVersionOf(t, db, u.id); got != version+1 {
-		t.Errorf("tokenVersion %d, want %d", got, version+1)
 	}
 	// The other session's access token, refresh token and socket end at once.
 	if _, err := sock.WaitFor(waitCtx(t), "disconnect", nil); err != nil {
@@ -244,15 +229,6 @@ func TestChangePassword(t *testing.T) {
 	u.token = res.str("token")
 	u.read(t).want(t, 200, "")
 	u.c.call(http.MethodPost, "/v1/users/refresh", nil).want(t, 200, "")
-	live := 0
-	for _, row := range sessionsOf(t, db, u.id) {
-		if !row.Revoked {
-			live++
-		}
-	}
-	if live != 1 {
-		t.Fatalf("%d live sessions, want 1 (the caller's)", live)
-	}
 	// The caller's previous refresh token counts as rotated: a replay.
 	oldRaw := strings.TrimPrefix(strings.SplitN(oldCookie, ";", 2)[0], "jwt-user-refresh=")
 	s.client().call(http.MethodPost, "/v1/users/refresh", nil, "Cookie", "jwt-user-refresh="+oldRaw).want(t, 401, "")

@@ -145,7 +145,8 @@ func TestVerifyDuringOutages(t *testing.T) {
 // TestUnreadableTOTPSecret: a secret that does not open under the data
 // key is a logged 500 that names no secret, never a bypass; and a server
 // given another DATA_ENCRYPTION_KEY than the stored secrets' refuses to
-// start, saying so.
+// start, saying so. The engine's TestUnreadableTOTPSecret checks that the
+// challenge is not spent and other owners are not affected.
 func TestUnreadableTOTPSecret(t *testing.T) {
 	t.Parallel()
 	clock := newTestClock()
@@ -153,7 +154,6 @@ func TestUnreadableTOTPSecret(t *testing.T) {
 	s := startServerClock(t, env, clock.Now, "api")
 	db := s.db()
 	m := enroll(t, register(t, s.client(), "web"), clock, "user")
-	other := enroll(t, register(t, s.client(), "web"), clock, "user")
 	sqlExec(t, db, `UPDATE mfa_totp SET secret_ciphertext = set_byte(secret_ciphertext, 0, get_byte(secret_ciphertext, 0) # 1) WHERE owner_id = $1`, m.id)
 	clock.Advance(30 * time.Second)
 	token := firstStep(t, s, "/v1/users/login", m.email)
@@ -161,11 +161,6 @@ func TestUnreadableTOTPSecret(t *testing.T) {
 	if strings.Contains(r.Raw, m.secret) || !strings.Contains(s.logs.String(), "does not open under DATA_ENCRYPTION_KEY") || strings.Contains(s.logs.String(), m.secret) {
 		t.Errorf("answer %s; the log must say what failed and hold no secret", r.Raw)
 	}
-	if attempts, used := challengeOf(t, s, token); attempts != 0 || used {
-		t.Errorf("challenge attempts %d used %v", attempts, used)
-	}
-	// The other user's secret still works: nothing else is affected.
-	verify(s.client(), "user", firstStep(t, s, "/v1/users/login", other.email), "totp", totpAt(t, other.secret, clock.Now())).want(t, 201, "")
 
 	s.stop()
 	env["DATA_ENCRYPTION_KEY"] = strings.Repeat("ab", 32)

@@ -2,12 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha1"
-	"encoding/base32"
 	"encoding/base64"
-	"encoding/binary"
-	"fmt"
 	"image/png"
 	"net/http"
 	"regexp"
@@ -15,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actionkit/actionkit/accounts/accountstest"
 	"github.com/actionkit/actionkit/internal/testclock"
 )
 
@@ -38,33 +34,11 @@ func mfaServer(t *testing.T, overrides ...string) (*testServer, *testclock.Clock
 }
 
 // totpAt computes the RFC 6238 code of a base32 secret at t (SHA-1, six
-// digits, 30-second steps), written here from the RFC rather than with the
-// library the server uses.
+// digits, 30-second steps) with accountstest's arithmetic, written from
+// the RFC rather than with the library the server uses.
 func totpAt(t testing.TB, secret string, at time.Time) string {
 	t.Helper()
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(secret))
-	if err != nil {
-		t.Fatalf("secret %q: %v", secret, err)
-	}
-	var counter [8]byte
-	binary.BigEndian.PutUint64(counter[:], uint64(at.Unix()/30))
-	mac := hmac.New(sha1.New, key)
-	mac.Write(counter[:])
-	sum := mac.Sum(nil)
-	off := sum[len(sum)-1] & 0x0f
-	n := binary.BigEndian.Uint32(sum[off:off+4]) & 0x7fffffff
-	return fmt.Sprintf("%06d", n%1_000_000)
-}
-
-// TestTOTPArithmetic pins the test's own TOTP arithmetic to the vectors of
-// RFC 6238, appendix B (SHA-1, the last six digits).
-func TestTOTPArithmetic(t *testing.T) {
-	secret := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte("12345678901234567890"))
-	for unix, want := range map[int64]string{59: "287082", 1111111109: "081804", 1234567890: "005924", 2000000000: "279037"} {
-		if got := totpAt(t, secret, time.Unix(unix, 0)); got != want {
-			t.Errorf("T=%d: got %s, want %s", unix, got, want)
-		}
-	}
+	return accountstest.TOTPCode(t, secret, at)
 }
 
 var recoveryCodeRe = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){3}$`)

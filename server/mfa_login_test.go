@@ -45,9 +45,9 @@ func traceOf(t testing.TB, db *sqlx.DB, ownerType, id string) loginTrace {
 }
 
 // wantMFARequired checks a first step's answer to an owner with a second
-// factor: 403 with a handle and the methods, no cookie, no token, no
-// session, no login counted, one challenge stored as the handle's hash.
-func wantMFARequired(t *testing.T, db *sqlx.DB, r *apiResponse, ownerType, id string, before loginTrace, version int, client string) string {
+// factor: 403 with a 64-hex handle, the methods and its lifetime, no
+// cookie, no token. It returns the handle.
+func wantMFARequired(t *testing.T, r *apiResponse, ownerType string) string {
 	t.Helper()
 	code := map[string]string{"user": "USER_FORBIDDEN_MFA_REQUIRED", "admin": "ADMIN_FORBIDDEN_MFA_REQUIRED"}[ownerType]
 	r.want(t, 403, code)
@@ -58,29 +58,14 @@ func wantMFARequired(t *testing.T, db *sqlx.DB, r *apiResponse, ownerType, id st
 	if len(r.Header.Values("Set-Cookie")) != 0 || r.Body["token"] != nil || r.Body["refreshToken"] != nil {
 		t.Errorf("MFA_REQUIRED set %v / carries a token: %s", r.Header.Values("Set-Cookie"), r.Raw)
 	}
-	after := traceOf(t, db, ownerType, id)
-	if after.Sessions != before.Sessions || after.LoginCount != before.LoginCount || after.Logins != before.Logins ||
-		after.Challenges != before.Challenges+1 {
-		t.Errorf("after the first step %+v, before %+v: want one challenge more and nothing else", after, before)
-	}
-	var ch struct {
-		FirstFactor string `db:"first_factor"`
-		Client      string `db:"client"`
-		Version     int    `db:"response_version"`
-	}
-	if err := db.GetContext(t.Context(), &ch, `SELECT first_factor, client, response_version FROM login_challenges
-		WHERE token_hash = $1 AND owner_id = $2 AND used_at IS NULL AND attempts = 0`, sha256Hex(token), id); err != nil {
-		t.Fatalf("the challenge is not stored as the handle's SHA-256: %v", err)
-	}
-	if ch.FirstFactor != "pwd" || ch.Client != client || ch.Version != version {
-		t.Errorf("challenge %+v, want pwd, %s, version %d", ch, client, version)
-	}
 	return token
 }
 
 // TestEveryLoginPathOwesTheSecondFactor: V1 and V2 login of users, for web
-// and app clients, and admin login, all stop at MFA_REQUIRED for an owner
-// with a confirmed second factor, and the handle is no access token.
+// and app clients, and admin login, all answer MFA_REQUIRED for an owner
+// with a confirmed second factor, and the handle is no access token. The
+// engine's TestLoginOwesTheSecondFactor checks that the first step changes
+// nothing but one stored challenge.
 func TestEveryLoginPathOwesTheSecondFactor(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t)
@@ -94,15 +79,11 @@ func TestEveryLoginPathOwesTheSecondFactor(t *testing.T) {
 	if user := u.read(t).want(t, 200, "").obj("user"); user["mfaEnabled"] != true {
 		t.Errorf("read after the factor: %v", user)
 	}
-	for _, tc := range []struct {
-		path    string
-		version int
-	}{{"/v1/users/login", 1}, {"/v2/users/login", 2}} {
+	for _, path := range []string{"/v1/users/login", "/v2/users/login"} {
 		for _, client := range []string{"web", "app"} {
-			t.Run(tc.path+"/"+client, func(t *testing.T) {
-				before := traceOf(t, db, "user", u.id)
-				r := s.client().call(http.MethodPost, tc.path, map[string]any{"email": u.email, "password": strongPassword}, "X-Client", client)
-				token := wantMFARequired(t, db, r, "user", u.id, before, tc.version, client)
+			t.Run(path+"/"+client, func(t *testing.T) {
+				r := s.client().call(http.MethodPost, path, map[string]any{"email": u.email, "password": strongPassword}, "X-Client", client)
+				token := wantMFARequired(t, r, "user")
 				s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+token).want(t, 401, "UNAUTHORIZED")
 			})
 		}
@@ -111,28 +92,19 @@ func TestEveryLoginPathOwesTheSecondFactor(t *testing.T) {
 		email := uniqueEmail()
 		id := createAdmin(t, env, email)
 		giveConfirmedTOTP(t, db, "admin", id)
-		before := traceOf(t, db, "admin", id)
 		r := s.client().call(http.MethodPost, "/v1/admins/login", map[string]any{"email": email, "password": strongPassword})
-		token := wantMFARequired(t, db, r, "admin", id, before, 1, "web")
+		token := wantMFARequired(t, r, "admin")
 		s.client().call(http.MethodGet, "/v1/admins/read", nil, "Authorization", "jwt-admin "+token).want(t, 401, "UNAUTHORIZED")
-	})
-	t.Run("wrong password", func(t *testing.T) {
-		before := traceOf(t, db, "user", u.id)
-		s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword + "x"}).
-			want(t, 400, "USER_BAD_REQUEST_INVALID_LOGIN_CREDENTIALS")
-		if after := traceOf(t, db, "user", u.id); after != before {
-			t.Errorf("a wrong password changed %+v into %+v", before, after)
-		}
 	})
 }
 
-// TestSessionAssurance: a session records how it was authenticated, shows
-// it, signs it into its access tokens as amr and auth_time, and keeps it
-// through refreshes; register and login events carry the methods.
+// TestSessionAssurance: a session's access tokens carry how it was
+// authenticated as amr and auth_time, through refreshes too, and the
+// session list shows it. The engine's TestSessionAssurance checks what is
+// stored and recorded.
 func TestSessionAssurance(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t))
-	db := s.db()
 	start := time.Now().Add(-time.Second)
 	u := register(t, s.client(), "app")
 	claims := jwtPayload(u.token)
@@ -151,21 +123,5 @@ func TestSessionAssurance(t *testing.T) {
 	if err != nil || at.Before(start) || sess["aal"] != float64(1) || sess["provider"] != nil ||
 		!slices.Equal(toStrings(sess["authMethods"]), []string{"pwd"}) {
 		t.Errorf("session %v: want authMethods [pwd], aal 1, authenticatedAt the login's, provider null", sess)
-	}
-	var methods []string
-	for _, typ := range []string{"register"} {
-		var raw string
-		if err := db.GetContext(t.Context(), &raw, `SELECT data->>'methods' FROM security_events WHERE owner_id = $1 AND type = $2`, u.id, typ); err != nil {
-			t.Fatal(err)
-		}
-		methods = append(methods, raw)
-	}
-	s.client().call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}).want(t, 201, "")
-	var login string
-	if err := db.GetContext(t.Context(), &login, `SELECT data->>'methods' FROM security_events WHERE owner_id = $1 AND type = 'login'`, u.id); err != nil {
-		t.Fatal(err)
-	}
-	if methods[0] != `["pwd"]` || login != `["pwd"]` {
-		t.Errorf("event methods: register %s, login %s; want [\"pwd\"]", methods[0], login)
 	}
 }

@@ -215,30 +215,22 @@ func TestSessionExpiryDisconnectsSocket(t *testing.T) {
 	u.read(t).want(t, 401, "UNAUTHORIZED")
 }
 
-// TestStolenTokenReplayedTwice replays a rotated refresh token twice: the
-// first replay is theft (every session revoked, token version +1), the
-// second changes nothing, so the owner's new login survives it.
+// TestStolenTokenReplayedTwice: the HTTP side of a rotated refresh token
+// replayed twice (the engine's TestStolenTokenReplayedTwice checks what
+// each replay changes): both replays are 401, and the second ends nothing,
+// so the socket of the owner's new login stays connected and its token
+// still reads and refreshes.
 func TestStolenTokenReplayedTwice(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t), "api")
-	db := s.db()
 	u := register(t, s.client(), "app")
 	stolen := u.refresh
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": stolen}, "X-Client", "app").want(t, 200, "")
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": stolen}).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-	if v := tokenVersionOf(t, db, u.id); v != 1 {
-		t.Fatalf("after the first replay: token version %d, want 1", v)
-	}
 	again := loginAgain(t, s, u, "app")
 	c := connectSocket(t, s.URL, again.token)
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": stolen}).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-	if v := tokenVersionOf(t, db, u.id); v != 1 {
-		t.Errorf("after the second replay: token version %d, want 1", v)
-	}
 	again.read(t).want(t, 200, "")
 	c.StaysConnected(t, 500*time.Millisecond)
-	if n := eventsOf(t, db, u.id, "refresh_theft"); n != 1 {
-		t.Errorf("%d refresh_theft events, want 1", n)
-	}
 	s.client().call(http.MethodPost, "/v1/users/refresh", map[string]any{"refreshToken": again.refresh}, "X-Client", "app").want(t, 200, "")
 }

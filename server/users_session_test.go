@@ -64,8 +64,11 @@ func TestRefreshCookieWinsOverBody(t *testing.T) {
 	refreshWith(s.client(), http.MethodPost, app.refresh).want(t, 200, "")
 }
 
-// TestRefreshTransitions covers every row of the refresh rules (the session
-// states of docs/security.md) that a refresh can take.
+// TestRefreshTransitions: the HTTP answers of the refresh rules (the
+// session states of docs/security.md), by GET and POST: every refusal is
+// 401 INVALID_REFRESH_TOKEN, and the access tokens of an ended session or
+// of a theft are refused at once. The engine's TestRefreshTransitions
+// checks what each row changes.
 func TestRefreshTransitions(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, testEnv(t), "api")
@@ -74,32 +77,18 @@ func TestRefreshTransitions(t *testing.T) {
 		t.Run("no token", func(t *testing.T) {
 			s.client().callArgs(method, "/v1/users/refresh", nil).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
 		})
-		t.Run("unknown token changes nothing", func(t *testing.T) {
-			u := register(t, s.client(), "app")
+		t.Run("unknown token", func(t *testing.T) {
 			refreshWith(s.client(), method, strings.Repeat("ab", 32)).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			if rows := sessionsOf(t, db, u.id); len(rows) != 1 || rows[0].Revoked {
-				t.Errorf("rows = %+v", rows)
-			}
 		})
-		t.Run("expired session is revoked", func(t *testing.T) {
+		t.Run("expired session", func(t *testing.T) {
 			u := register(t, s.client(), "app")
 			sqlExec(t, db, `UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, u.id)
 			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
-				t.Errorf("rows = %+v", rows)
-			}
-			if v := tokenVersionOf(t, db, u.id); v != 0 {
-				t.Errorf("token version = %d, want 0", v)
-			}
 		})
-		t.Run("revoked session stays revoked", func(t *testing.T) {
+		t.Run("revoked session", func(t *testing.T) {
 			u := register(t, s.client(), "app")
 			sqlExec(t, db, `UPDATE user_sessions SET revoked_at = '2020-01-01T00:00:00Z' WHERE user_id = $1`, u.id)
 			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			var still bool
-			if err := db.GetContext(t.Context(), &still, `SELECT revoked_at = '2020-01-01T00:00:00Z' FROM user_sessions WHERE user_id = $1`, u.id); err != nil || !still {
-				t.Errorf("revoked_at changed (%v)", err)
-			}
 			u.read(t).want(t, 401, "UNAUTHORIZED") // an ended session ends its access tokens
 		})
 		for _, flag := range []string{"is_active = false", "deleted_at = now()"} {
@@ -107,32 +96,15 @@ func TestRefreshTransitions(t *testing.T) {
 				u := register(t, s.client(), "app")
 				sqlExec(t, db, `UPDATE users SET `+flag+` WHERE id = $1`, u.id)
 				refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-				if rows := sessionsOf(t, db, u.id); len(rows) != 1 || !rows[0].Revoked || rows[0].ReplacedBy != nil {
-					t.Errorf("rows = %+v", rows)
-				}
 			})
 		}
 		t.Run("replay of a rotated token is theft", func(t *testing.T) {
 			u := register(t, s.client(), "app")
-			other := s.client()
-			login := other.call(http.MethodPost, "/v1/users/login", map[string]any{"email": u.email, "password": strongPassword}, "X-Client", "app").want(t, 201, "")
 			next := refreshWith(s.client(), method, u.refresh).want(t, 200, "")
 			refreshWith(s.client(), method, u.refresh).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			for _, row := range sessionsOf(t, db, u.id) {
-				if !row.Revoked {
-					t.Errorf("session %s survived the replay", row.ID)
-				}
-			}
-			if v := tokenVersionOf(t, db, u.id); v != 1 {
-				t.Errorf("token version = %d, want 1", v)
-			}
 			u.read(t).want(t, 401, "UNAUTHORIZED")
 			s.client().call(http.MethodGet, "/v1/users/read", nil, "Authorization", "jwt-user "+next.str("token")).want(t, 401, "UNAUTHORIZED")
 			refreshWith(s.client(), method, next.str("refreshToken")).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			refreshWith(s.client(), method, login.str("refreshToken")).want(t, 401, "USER_UNAUTHORIZED_INVALID_REFRESH_TOKEN")
-			if n := eventsOf(t, db, u.id, "refresh_theft"); n != 1 {
-				t.Errorf("%d refresh_theft events, want 1", n)
-			}
 		})
 	})
 	t.Run("malformed tokens are unknown", func(t *testing.T) {

@@ -157,6 +157,8 @@ func (e *Env) mailSettings(mailer *mail.Mailer) *accounts.MailSettings {
 		Enqueuer:  mailer.Enqueuer,
 		ResetURL:  "https://app.example/reset?token={token}",
 		VerifyURL: "https://app.example/verify?token={token}",
+		ChangeURL: "https://app.example/confirm-email?token={token}",
+		RevertURL: "https://app.example/revert-email?token={token}",
 		ResetTTL:  ResetTTL, VerifyTTL: 24 * time.Hour,
 	}
 }

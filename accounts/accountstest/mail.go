@@ -81,3 +81,19 @@ func (e *Env) Jobs(t testing.TB, queue, job string) []*work.Job {
 	}
 	return out
 }
+
+// MailOf returns the token of the one mail of kind queued to the address
+// to; it fails t when there is not exactly one.
+func (e *Env) MailOf(t testing.TB, to, kind string) string {
+	t.Helper()
+	var found []mail.Message
+	for _, m := range e.Mails(t, to) {
+		if m.Kind == kind {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("accountstest: %d mails %s to %s, want 1", len(found), kind, to)
+	}
+	return TokenOf(t, found[0])
+}

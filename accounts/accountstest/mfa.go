@@ -6,8 +6,10 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/actionkit/actionkit/accounts"
 	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/models"
 )
 
@@ -92,4 +95,59 @@ func (s *Service) FirstStep(t testing.TB, acc *models.Account, o accounts.Origin
 		t.Fatalf("accountstest: first step of %s: %v, want a second step", acc.Email, err)
 	}
 	return mfa.Token
+}
+
+// Challenge reads the attempts and the use of the login challenge whose
+// handle is raw.
+func (s *Service) Challenge(t testing.TB, raw string) (attempts int, used bool) {
+	t.Helper()
+	err := s.DB.QueryRowxContext(context.Background(), `SELECT attempts, used_at IS NOT NULL FROM login_challenges WHERE token_hash = $1`,
+		auth.HashOpaqueToken(raw)).Scan(&attempts, &used)
+	if err != nil {
+		t.Fatalf("accountstest: challenge: %v", err)
+	}
+	return attempts, used
+}
+
+// RecoveryCodeForm matches a recovery code as the engine shows it: four
+// groups of five of Crockford's base32, joined by dashes.
+var RecoveryCodeForm = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){3}$`)
+
+// NoSecretsStored fails t when any row of any table of e's database, in
+// its JSON text form, holds one of secrets: as given, lowercased, without
+// dashes, or (for a base32 TOTP secret) its raw bytes in hex, as bytea
+// shows them.
+func (e *Env) NoSecretsStored(t testing.TB, secrets []string) {
+	t.Helper()
+	var needles []string
+	for _, sec := range secrets {
+		plain := strings.ReplaceAll(sec, "-", "")
+		needles = append(needles, sec, strings.ToLower(sec), plain, strings.ToLower(plain))
+		if raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(sec); err == nil {
+			needles = append(needles, hex.EncodeToString(raw))
+		}
+	}
+	ctx := context.Background()
+	var tables []string
+	if err := e.DB.SelectContext(ctx, &tables, `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`); err != nil {
+		t.Fatalf("accountstest: %v", err)
+	}
+	rows := 0
+	for _, table := range tables {
+		var texts []string
+		if err := e.DB.SelectContext(ctx, &texts, `SELECT row_to_json(t)::text FROM `+table+` t`); err != nil {
+			t.Fatalf("accountstest: %v", err)
+		}
+		rows += len(texts)
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("table %s holds %q in plain text", table, n)
+				}
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("accountstest: the scan for secrets read no row")
+	}
 }
