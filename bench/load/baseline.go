@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strings"
@@ -240,6 +241,28 @@ func baselineHandler(db *sqlx.DB, secret []byte, issuer string, rc rotateConfig)
 	return r, nil
 }
 
+// servePprof serves Go's profiler on addr, a loopback address, in the
+// background: to compare the baseline's profile with the server's.
+func servePprof(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil {
+		err = checkLoopbackHost(host)
+	}
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() { _ = http.Serve(ln, mux) }()
+	return nil
+}
+
 // baselineMain is "load baseline": it serves the baselines on a loopback
 // port until SIGINT or SIGTERM, printing {"msg":"baseline listening",
 // "addr":...} once it accepts connections. The database comes from
@@ -250,6 +273,7 @@ func baselineMain(args []string) error {
 	listen := fs.String("listen", "127.0.0.1:0", "loopback address to serve on")
 	conns := fs.Int("db-max-conns", 8, "PostgreSQL pool size (the server's DB_MAX_CONNS)")
 	issuer := fs.String("issuer", "actionkit", "required iss claim (the server's TOKEN_ISSUER)")
+	pprofAddr := fs.String("pprof", "", "serve Go's profiler on this loopback address (default: none)")
 	var rc rotateConfig
 	fs.DurationVar(&rc.AccessTTL, "access-ttl", 15*time.Minute, "rotate: access token lifetime (the server's ACCESS_TOKEN_EXPIRES_IN)")
 	fs.DurationVar(&rc.RefreshTTL, "refresh-ttl", 60*24*time.Hour, "rotate: refresh token lifetime (the server's REFRESH_TOKEN_EXPIRES_IN)")
@@ -283,6 +307,11 @@ func baselineMain(args []string) error {
 	h, err := baselineHandler(db, []byte(secret), *issuer, rc)
 	if err != nil {
 		return err
+	}
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	line, _ := json.Marshal(map[string]string{"msg": "baseline listening", "addr": ln.Addr().String()})

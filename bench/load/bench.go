@@ -92,6 +92,11 @@ type benchConfig struct {
 	// rotateSlices alternating slices each (0: none).
 	rotateLevels []int
 	rotateSlices int
+	// serverEnv are settings added to the server's (and its twins'),
+	// NAME=value, to measure a change of setting or to profile.
+	serverEnv []string
+	// baselinePprof, when set, is where the baseline serves Go's profiler.
+	baselinePprof string
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -129,6 +134,15 @@ func parseBench(args []string) (*benchConfig, error) {
 	rotateLevels := fs.String("rotate-c", defaultRotateLevels, "the levels at which the server's refresh and the rotate baseline are compared")
 	fs.IntVar(&c.rotateSlices, "rotate-slices", 6, "the server's refresh and the rotate baseline, alternating, in this many slices of -d each "+
 		"at each -rotate-c level, after the plan's last refresh step (0: none)")
+	fs.StringVar(&c.baselinePprof, "baseline-pprof", "", "serve the baseline's Go profiler on this loopback address (default: none)")
+	fs.Func("server-env", "a setting NAME=value added to the server's (repeatable; for example PPROF_ADDR=127.0.0.1:6060)", func(v string) error {
+		name, _, ok := strings.Cut(v, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return fmt.Errorf("%q is not NAME=value", v)
+		}
+		c.serverEnv = append(c.serverEnv, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -197,6 +211,10 @@ func benchMain(ctx context.Context, args []string) error {
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
+	for _, kv := range cfg.serverEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		settings = withSetting(settings, name, value)
+	}
 	meta.Settings = settings
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	env := append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret, "DATA_ENCRYPTION_KEY="+randomHex(32))
@@ -211,7 +229,7 @@ func benchMain(ctx context.Context, args []string) error {
 	}()
 	meta.Idle = measureIdle(ctx, url+"/metrics", srv.pid())
 	bl, blURL, err := startBaseline(ctx, append(base, "DATABASE_URL="+dbURL, "ACCESS_TOKEN_SECRET="+secret),
-		baselineFlags(), filepath.Join(cfg.logs, "baseline.log"))
+		baselineFlags(cfg.baselinePprof), filepath.Join(cfg.logs, "baseline.log"))
 	if err != nil {
 		return err
 	}
@@ -408,9 +426,14 @@ const benchAccessTTL = time.Hour
 
 // baselineFlags are the flags of "load baseline" that give the rotate
 // baseline the bench server's settings: its access tokens' lifetime and
-// its chains' refresh budget (the rest are the server's defaults).
-func baselineFlags() []string {
-	return []string{"-access-ttl", benchAccessTTL.String(), "-refresh-budget", strconv.Itoa(benchLimit)}
+// its chains' refresh budget (the rest are the server's defaults), and
+// where to serve its profiler, if anywhere.
+func baselineFlags(pprofAddr string) []string {
+	flags := []string{"-access-ttl", benchAccessTTL.String(), "-refresh-budget", strconv.Itoa(benchLimit)}
+	if pprofAddr != "" {
+		flags = append(flags, "-pprof", pprofAddr)
+	}
+	return flags
 }
 
 // benchLimit is the bench server's RATE_LIMIT_MAX and AUTH_RATE_LIMIT_MAX:

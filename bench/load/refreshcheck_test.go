@@ -42,7 +42,7 @@ func TestParseBenchRotate(t *testing.T) {
 // TestBaselineFlags: the rotate baseline gets the bench server's access
 // token lifetime and refresh budget.
 func TestBaselineFlags(t *testing.T) {
-	flags := strings.Join(baselineFlags(), " ")
+	flags := strings.Join(baselineFlags(""), " ")
 	settings := " " + strings.Join(serverSettings("postgres://db", "redis://r", "ns"), " ") + " "
 	for _, pair := range [][2]string{{"-access-ttl 1h0m0s", " ACCESS_TOKEN_EXPIRES_IN=1h0m0s "},
 		{"-refresh-budget 1000000000", " AUTH_RATE_LIMIT_MAX=1000000000 "}} {
