@@ -23,7 +23,8 @@ const rotatePath = "/rotate"
 // rotateAbout says what the rotate baseline does, for the report.
 const rotateAbout = "the least a program can do for the server's refresh: read `refreshToken` from the JSON body, hash it " +
 	"as the server does (`auth.HashOpaqueToken`), rotate its session with the server's own one statement " +
-	"(`models.SessionStore.RotateLive`, prepared, through a pool of 8 built by `models.Open`: the owner and the session " +
+	"(`models.SessionStore.RotateLive`, prepared, through a pool of 8 built by `models.Open`, whose waiters are served in " +
+	"the order they came: the owner and the session " +
 	"locked, the successor inserted, the old row marked rotated, in one implicit transaction and one commit), mint a new " +
 	"opaque refresh token and a golang-jwt HS256 access token with the server's claims, and answer JSON shaped like the " +
 	"server's (token, refreshToken, user). It shares the bench's database and rotates chains the server issued at " +
