@@ -13,6 +13,10 @@
 # session baseline, and HS256 against EdDSA tokens on one server, each in
 # alternating slices, and the open loop. Leave them out with
 # -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0.
+# The plan's last refresh step is followed by the server's refresh beside
+# the rotate baseline (the same rotation by hand) at 8 and 32 virtual users
+# in alternating slices (-rotate-c, -rotate-slices; 0 leaves it out):
+#   bash bench/run.sh -d 2s -plan 'refresh:8 refresh:32' -check-c 16 -wrk-slices 0
 # The token endpoint's scenarios (oauthcode, oauthrefresh) run on a second
 # server with the OAuth provider on, followed by the read on both servers
 # in alternating slices (-provider-slices 0 leaves it out); for example

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"weak"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -73,6 +74,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*sqlx.DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("models: open: ping %s: %w", describe(cfg), err)
 	}
+	gates.Store(weak.Make(db), newGate(maxConns))
 	return db, nil
 }
 
@@ -99,6 +101,14 @@ func describe(cfg pq.Config) string {
 // rolls back when fn returns an error or panics; a panic is re-raised after
 // the rollback. The error of fn is returned as is, so errors.Is works on it.
 func Transact(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
+	if g := gateOf(db); g != nil {
+		// The transaction holds its connection until it ends: so does it
+		// its slot of the pool's gate.
+		if err := g.enter(ctx); err != nil {
+			return unavailable(fmt.Errorf("models: begin: %w", err))
+		}
+		defer g.leave()
+	}
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return unavailable(fmt.Errorf("models: begin: %w", err))

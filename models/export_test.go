@@ -124,3 +124,12 @@ func (s FactorStore) QueryTable() (total, prepared int) {
 
 // QueriesOf exposes queriesOf to the tests.
 func QueriesOf(table any) []string { return queriesOf(table) }
+
+// PoolWaiting returns how many callers wait at the gate of db, a pool
+// built by Open, or -1 when it has none.
+func PoolWaiting(db *sqlx.DB) int {
+	if g := gateOf(db); g != nil {
+		return g.waiting()
+	}
+	return -1
+}

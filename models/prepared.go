@@ -108,18 +108,25 @@ func (q querier) stmt(ctx context.Context, db DB, query string) *sqlx.Stmt {
 	return nil
 }
 
+// get, sel and exec run a statement on db, through the gate of its pool
+// when db is a pool built by Open (gate.go). rowx does not: its
+// connection is held until the row is scanned.
 func (q querier) get(ctx context.Context, db DB, dest any, query string, args ...any) error {
-	if st := q.stmt(ctx, db, query); st != nil {
-		return st.GetContext(ctx, dest, args...)
-	}
-	return db.GetContext(ctx, dest, query, args...)
+	return through(ctx, db, func() error {
+		if st := q.stmt(ctx, db, query); st != nil {
+			return st.GetContext(ctx, dest, args...)
+		}
+		return db.GetContext(ctx, dest, query, args...)
+	})
 }
 
 func (q querier) sel(ctx context.Context, db DB, dest any, query string, args ...any) error {
-	if st := q.stmt(ctx, db, query); st != nil {
-		return st.SelectContext(ctx, dest, args...)
-	}
-	return db.SelectContext(ctx, dest, query, args...)
+	return through(ctx, db, func() error {
+		if st := q.stmt(ctx, db, query); st != nil {
+			return st.SelectContext(ctx, dest, args...)
+		}
+		return db.SelectContext(ctx, dest, query, args...)
+	})
 }
 
 func (q querier) rowx(ctx context.Context, db DB, query string, args ...any) *sqlx.Row {
@@ -129,9 +136,14 @@ func (q querier) rowx(ctx context.Context, db DB, query string, args ...any) *sq
 	return db.QueryRowxContext(ctx, query, args...)
 }
 
-func (q querier) exec(ctx context.Context, db DB, query string, args ...any) (sql.Result, error) {
-	if st := q.stmt(ctx, db, query); st != nil {
-		return st.ExecContext(ctx, args...)
-	}
-	return db.ExecContext(ctx, query, args...)
+func (q querier) exec(ctx context.Context, db DB, query string, args ...any) (res sql.Result, err error) {
+	err = through(ctx, db, func() error {
+		if st := q.stmt(ctx, db, query); st != nil {
+			res, err = st.ExecContext(ctx, args...)
+		} else {
+			res, err = db.ExecContext(ctx, query, args...)
+		}
+		return err
+	})
+	return res, err
 }

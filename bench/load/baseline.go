@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strings"
@@ -61,13 +62,17 @@ const baselineSessionSelect = `SELECT id, email, first_name, last_name, timezone
 // baseline is one of the minimal programs measured beside the server, at
 // the same concurrency, in one process ("load baseline"). To add one, add
 // an entry to baselines: its path, whether it needs the user's access
-// token, what it shows, and its handler; the bench measures it with wrk,
-// like the server's read, and the report gives it a row and a "vs" column.
+// token, what it shows, and its handler; the bench measures a GET baseline
+// with wrk, like the server's read, and the report gives it a row and a
+// "vs" column. A refresh baseline (Refresh set) is a POST that rotates a
+// chain, each answer giving the next request's token: this tool's virtual
+// users drive it beside the server's refresh (compareRefresh).
 type baseline struct {
-	Name  string // in the results and the report
-	Path  string // GET path on the baseline server
-	Auth  bool   // whether requests carry the user's access token
-	About string // what it does, for the report
+	Name    string // in the results and the report
+	Path    string // path on the baseline server: GET, or POST with Refresh
+	Auth    bool   // whether requests carry the user's access token
+	Refresh bool   // a POST rotating the refresh token in its body
+	About   string // what it does, for the report
 	// handler returns the baseline's handler, preparing what it needs
 	// (db is nil in unit tests: no statement is prepared).
 	handler func(b *baselineServer) (httprouter.Handle, error)
@@ -85,7 +90,20 @@ func baselines() []baseline {
 			"prepared statement reading the user by primary key and, in the same statement, its token's session (`sid`) by the partial " +
 			"index on `user_sessions.chain_id`, answered as JSON: the least a profile read does now that every request checks its session",
 			handler: sessionHandler},
+		{Name: "rotate", Path: rotatePath, Refresh: true, About: rotateAbout, handler: rotateHandler},
 	}
+}
+
+// wrkBaselines are the baselines wrk measures at every level of the plan
+// (every one but the refresh baseline).
+func wrkBaselines() []baseline {
+	var out []baseline
+	for _, b := range baselines() {
+		if !b.Refresh {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // baselinePath returns the path of the baseline called name.
@@ -113,6 +131,8 @@ type baselineServer struct {
 	db     *sqlx.DB // nil in unit tests
 	parser *jwt.Parser
 	secret []byte
+	issuer string
+	rotate rotateConfig
 }
 
 // baselineClaims are the claims the baselines read.
@@ -203,8 +223,8 @@ func readHandler(b *baselineServer, query string, args func(*baselineClaims) []a
 }
 
 // baselineHandler serves every baseline on its path.
-func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, error) {
-	b := &baselineServer{db: db, secret: secret, parser: jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}),
+func baselineHandler(db *sqlx.DB, secret []byte, issuer string, rc rotateConfig) (http.Handler, error) {
+	b := &baselineServer{db: db, secret: secret, issuer: issuer, rotate: rc, parser: jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}),
 		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))}
 	r := httprouter.New()
 	for _, bl := range baselines() {
@@ -212,9 +232,35 @@ func baselineHandler(db *sqlx.DB, secret []byte, issuer string) (http.Handler, e
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", bl.Name, err)
 		}
-		r.GET(bl.Path, h)
+		if bl.Refresh {
+			r.POST(bl.Path, h)
+		} else {
+			r.GET(bl.Path, h)
+		}
 	}
 	return r, nil
+}
+
+// servePprof serves Go's profiler on addr, a loopback address, in the
+// background: to compare the baseline's profile with the server's.
+func servePprof(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil {
+		err = checkLoopbackHost(host)
+	}
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	go func() { _ = http.Serve(ln, mux) }()
+	return nil
 }
 
 // baselineMain is "load baseline": it serves the baselines on a loopback
@@ -227,6 +273,12 @@ func baselineMain(args []string) error {
 	listen := fs.String("listen", "127.0.0.1:0", "loopback address to serve on")
 	conns := fs.Int("db-max-conns", 8, "PostgreSQL pool size (the server's DB_MAX_CONNS)")
 	issuer := fs.String("issuer", "actionkit", "required iss claim (the server's TOKEN_ISSUER)")
+	pprofAddr := fs.String("pprof", "", "serve Go's profiler on this loopback address (default: none)")
+	var rc rotateConfig
+	fs.DurationVar(&rc.AccessTTL, "access-ttl", 15*time.Minute, "rotate: access token lifetime (the server's ACCESS_TOKEN_EXPIRES_IN)")
+	fs.DurationVar(&rc.RefreshTTL, "refresh-ttl", 60*24*time.Hour, "rotate: refresh token lifetime (the server's REFRESH_TOKEN_EXPIRES_IN)")
+	fs.IntVar(&rc.Budget.Max, "refresh-budget", 10, "rotate: refreshes of a chain per window (the server's AUTH_RATE_LIMIT_MAX)")
+	fs.DurationVar(&rc.Budget.Window, "refresh-window", 15*time.Minute, "rotate: the budget's window (the server's AUTH_RATE_LIMIT_WINDOW)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -252,9 +304,14 @@ func baselineMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := baselineHandler(db, []byte(secret), *issuer)
+	h, err := baselineHandler(db, []byte(secret), *issuer, rc)
 	if err != nil {
 		return err
+	}
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	line, _ := json.Marshal(map[string]string{"msg": "baseline listening", "addr": ln.Addr().String()})

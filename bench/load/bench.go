@@ -87,6 +87,16 @@ type benchConfig struct {
 	// off and on in providerSlices alternating slices each (0: none).
 	oauthCodes     int
 	providerSlices int
+	// The server's refresh beside the rotate baseline (refreshcheck.go),
+	// after the plan's last refresh step: at each of rotateLevels, in
+	// rotateSlices alternating slices each (0: none).
+	rotateLevels []int
+	rotateSlices int
+	// serverEnv are settings added to the server's (and its twins'),
+	// NAME=value, to measure a change of setting or to profile.
+	serverEnv []string
+	// baselinePprof, when set, is where the baseline serves Go's profiler.
+	baselinePprof string
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -121,6 +131,18 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.algSlices, "alg-slices", 10, "the read with HS256 and with EdDSA tokens, alternating, in this many slices of -d each (0: none)")
 	fs.IntVar(&c.oauthCodes, "oauth-codes", 4000, "oauthcode: codes obtained through authorize + approve before the timed exchange (at most 30 s of it)")
 	fs.IntVar(&c.providerSlices, "provider-slices", 6, "the read with the OAuth provider off and on, alternating, in this many slices of -d each (0: none)")
+	rotateLevels := fs.String("rotate-c", defaultRotateLevels, "the levels at which the server's refresh and the rotate baseline are compared")
+	fs.IntVar(&c.rotateSlices, "rotate-slices", 6, "the server's refresh and the rotate baseline, alternating, in this many slices of -d each "+
+		"at each -rotate-c level, after the plan's last refresh step (0: none)")
+	fs.StringVar(&c.baselinePprof, "baseline-pprof", "", "serve the baseline's Go profiler on this loopback address (default: none)")
+	fs.Func("server-env", "a setting NAME=value added to the server's (repeatable; for example PPROF_ADDR=127.0.0.1:6060)", func(v string) error {
+		name, _, ok := strings.Cut(v, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return fmt.Errorf("%q is not NAME=value", v)
+		}
+		c.serverEnv = append(c.serverEnv, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -130,17 +152,20 @@ func parseBench(args []string) (*benchConfig, error) {
 	if c.openShare < 0 || c.openShare > 2 {
 		return nil, errors.New("bench: -open must be from 0 to 2")
 	}
-	for _, n := range []int{c.limiterSlices, c.wrkSlices, c.sessionSlices, c.algSlices, c.mcpSlices} {
+	for _, n := range []int{c.limiterSlices, c.wrkSlices, c.sessionSlices, c.algSlices, c.mcpSlices, c.rotateSlices} {
 		if n < 0 || n > 100 {
-			return nil, errors.New("bench: -wrk-slices, -limiter-slices, -session-slices, -alg-slices and -mcp-slices must be from 0 to 100")
+			return nil, errors.New("bench: -wrk-slices, -limiter-slices, -session-slices, -alg-slices, -mcp-slices and -rotate-slices must be from 0 to 100")
 		}
+	}
+	var err error
+	if c.rotateLevels, err = parseLevels(*rotateLevels); err != nil {
+		return nil, fmt.Errorf("bench: -rotate-c: %w", err)
 	}
 	c.base.Warmup = c.run.Warmup
 	c.started = time.Now()
 	if *started > 0 {
 		c.started = time.Unix(*started, 0)
 	}
-	var err error
 	if c.plan, err = parsePlan(*plan); err != nil {
 		return nil, err
 	}
@@ -182,9 +207,14 @@ func benchMain(ctx context.Context, args []string) error {
 	meta.OpenShare, meta.LimiterSlices, meta.WrkSlices = cfg.openShare, cfg.limiterSlices, cfg.wrkSlices
 	meta.SessionSlices, meta.AlgSlices = cfg.sessionSlices, cfg.algSlices
 	meta.OAuthCodes, meta.ProviderSlices = cfg.oauthCodes, cfg.providerSlices
+	meta.RotateLevels, meta.RotateSlices = cfg.rotateLevels, cfg.rotateSlices
 	defer cleanup(cfg, dbName, ns)
 	secret := randomHex(32)
 	settings := serverSettings(dbURL, cfg.redisURL, ns)
+	for _, kv := range cfg.serverEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		settings = withSetting(settings, name, value)
+	}
 	meta.Settings = settings
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	env := append(append(base, settings...), "ACCESS_TOKEN_SECRET="+secret, "DATA_ENCRYPTION_KEY="+randomHex(32))
@@ -199,7 +229,7 @@ func benchMain(ctx context.Context, args []string) error {
 	}()
 	meta.Idle = measureIdle(ctx, url+"/metrics", srv.pid())
 	bl, blURL, err := startBaseline(ctx, append(base, "DATABASE_URL="+dbURL, "ACCESS_TOKEN_SECRET="+secret),
-		filepath.Join(cfg.logs, "baseline.log"))
+		baselineFlags(cfg.baselinePprof), filepath.Join(cfg.logs, "baseline.log"))
 	if err != nil {
 		return err
 	}
@@ -255,8 +285,9 @@ func (b *benchRun) measureBound(ctx context.Context) {
 }
 
 // runPlan runs every step, each server step preceded by the baselines at
-// its concurrency the first time that level comes up, and the read at
-// cfg.checkC followed by its cross-checks. The Argon2id bound is measured
+// its concurrency the first time that level comes up, the read at
+// cfg.checkC followed by its cross-checks and the plan's last refresh by
+// the comparison with the rotate baseline. The Argon2id bound is measured
 // before and after each series of login steps (one and two steps), next
 // to the runs it bounds,
 // on a machine whose speed drifts. A step that fails is recorded with its
@@ -265,6 +296,12 @@ func (b *benchRun) runPlan(ctx context.Context) {
 	cfg := b.cfg
 	measuredBase := map[int]bool{}
 	checked, providerChecked := false, false
+	lastRefresh := -1
+	for i, s := range cfg.plan {
+		if s.Scenario == "refresh" {
+			lastRefresh = i
+		}
+	}
 	for i, s := range cfg.plan {
 		login := isLogin(s.Scenario)
 		if login && (i == 0 || !isLogin(cfg.plan[i-1].Scenario)) {
@@ -293,6 +330,9 @@ func (b *benchRun) runPlan(ctx context.Context) {
 			checked = true
 			b.crossCheck(ctx, r)
 		}
+		if i == lastRefresh && cfg.rotateSlices > 0 && len(cfg.rotateLevels) > 0 && ctx.Err() == nil {
+			b.compareRefresh(ctx)
+		}
 		if login && (i == len(cfg.plan)-1 || !isLogin(cfg.plan[i+1].Scenario)) {
 			b.measureBound(ctx)
 		}
@@ -320,7 +360,7 @@ func argonBound(b *ArgonBound) func() float64 {
 func (b *benchRun) runBaselines(ctx context.Context, c int) {
 	bt := *b.t
 	bt.base, bt.pid, bt.metricsURL = b.blURL, b.blPID, ""
-	for _, bl := range baselines() {
+	for _, bl := range wrkBaselines() {
 		r := &Result{Kind: "run", Scenario: bl.Name, Target: "baseline", Concurrency: c}
 		b.record(orFailed(r, runWrk(ctx, b.cfg.wrk, &bt, bl.Path, bl.Auth, b.cfg.base, r), step{bl.Name, c}))
 	}
@@ -376,8 +416,24 @@ func serverSettings(dbURL, redisURL, ns string) []string {
 	return []string{
 		"APP_ENV=production", "DATABASE_URL=" + dbURL, "REDIS_URL=" + redisURL, "JOBS_NAMESPACE=" + ns,
 		"RATE_LIMIT_MAX=" + strconv.Itoa(benchLimit), "AUTH_RATE_LIMIT_MAX=" + strconv.Itoa(benchLimit),
-		"LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "ACCESS_TOKEN_EXPIRES_IN=1h",
+		"LOG_LEVEL=warn", "SHUTDOWN_DRAIN=0s", "ACCESS_TOKEN_EXPIRES_IN=" + benchAccessTTL.String(),
 	}
+}
+
+// benchAccessTTL is the bench server's ACCESS_TOKEN_EXPIRES_IN: wrk's
+// tokens outlive any bench.
+const benchAccessTTL = time.Hour
+
+// baselineFlags are the flags of "load baseline" that give the rotate
+// baseline the bench server's settings: its access tokens' lifetime and
+// its chains' refresh budget (the rest are the server's defaults), and
+// where to serve its profiler, if anywhere.
+func baselineFlags(pprofAddr string) []string {
+	flags := []string{"-access-ttl", benchAccessTTL.String(), "-refresh-budget", strconv.Itoa(benchLimit)}
+	if pprofAddr != "" {
+		flags = append(flags, "-pprof", pprofAddr)
+	}
+	return flags
 }
 
 // benchLimit is the bench server's RATE_LIMIT_MAX and AUTH_RATE_LIMIT_MAX:

@@ -60,3 +60,18 @@ func TestServerSettings(t *testing.T) {
 		t.Errorf("uniqueID: %v", ids)
 	}
 }
+
+func TestParseBenchServerEnv(t *testing.T) {
+	c, err := parseBench([]string{"-server-env", "PPROF_ADDR=127.0.0.1:6060", "-server-env", "GOGC=200", "-baseline-pprof", "127.0.0.1:6061"})
+	if err != nil || !reflect.DeepEqual(c.serverEnv, []string{"PPROF_ADDR=127.0.0.1:6060", "GOGC=200"}) || c.baselinePprof != "127.0.0.1:6061" {
+		t.Fatalf("got %v, %v", c, err)
+	}
+	if got := strings.Join(baselineFlags(c.baselinePprof), " "); !strings.HasSuffix(got, " -pprof 127.0.0.1:6061") {
+		t.Errorf("baseline flags %q lack the profiler's address", got)
+	}
+	for _, bad := range []string{"GOGC", "=1", "A B=1"} {
+		if _, err := parseBench([]string{"-server-env", bad}); err == nil {
+			t.Errorf("-server-env %q: nil error, want one", bad)
+		}
+	}
+}

@@ -43,6 +43,9 @@ func (b *benchRun) crossCheck(ctx context.Context, read *Result) {
 type side struct {
 	load  slicer
 	label Result
+	// checks, when set, verifies the side's state after the slices; its
+	// checks are recorded with the side's result.
+	checks func(ctx context.Context) []Check
 }
 
 // compare measures two sides in n alternating slices of the run's length
@@ -58,6 +61,13 @@ func (b *benchRun) compare(ctx context.Context, sides [2]side, n int) []*Result 
 		sums[i].result(&r, before)
 		if err != nil {
 			r.Error = "cut short: " + err.Error()
+		}
+		if s.checks != nil {
+			// The checks run even when the slices were cut short: a chain
+			// must survive an interrupted run too.
+			vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			r.Checks = s.checks(vctx)
+			cancel()
 		}
 		b.record(&r)
 		out = append(out, &r)

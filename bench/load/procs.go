@@ -138,13 +138,13 @@ func waitReady(ctx context.Context, c *child, url string, timeout time.Duration)
 
 // startBaseline runs "load baseline" (this executable) with env and returns
 // its base URL once it listens.
-func startBaseline(ctx context.Context, env []string, logPath string) (*child, string, error) {
+func startBaseline(ctx context.Context, env, args []string, logPath string) (*child, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
 	}
 	addr := make(chan string, 1)
-	c, err := startChild("baseline", self, []string{"baseline", "-listen", "127.0.0.1:0"}, env, logPath, func(line string) {
+	c, err := startChild("baseline", self, append([]string{"baseline", "-listen", "127.0.0.1:0"}, args...), env, logPath, func(line string) {
 		var rec struct{ Msg, Addr string }
 		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "baseline listening" {
 			select {

@@ -45,6 +45,10 @@ type Meta struct {
 	// are the slices of each side of the provider off and on comparison.
 	OAuthCodes     int `json:"oauthCodes,omitempty"`
 	ProviderSlices int `json:"providerSlices,omitempty"`
+	// RotateLevels and RotateSlices are the levels of the refresh beside
+	// the rotate baseline and the slices of each side at each level.
+	RotateLevels []int `json:"rotateLevels,omitempty"`
+	RotateSlices int   `json:"rotateSlices,omitempty"`
 }
 
 // Idle is the server's footprint after start-up, before any load.
@@ -143,9 +147,17 @@ func renderMarkdown(meta *Meta, runs []*Result) string {
 		if s == "mfalogin" {
 			continue // in the login's section
 		}
-		b.WriteString(rp.httpSection(s))
-		if s == "read" {
+		section := rp.httpSection(s)
+		b.WriteString(section)
+		switch s {
+		case "read":
 			b.WriteString(rp.crossCheckSection())
+		case "refresh":
+			if part := rp.rotatePart(); part != "" && section == "" {
+				b.WriteString("## " + sectionTitles[s] + "\n\n" + part)
+			} else {
+				b.WriteString(part)
+			}
 		}
 	}
 	b.WriteString(rp.oauthSection())
@@ -226,6 +238,11 @@ func (rp *report) baselineSection() string {
 	var about []string
 	for _, bl := range baselines() {
 		name := bl.Name
+		if bl.Refresh {
+			about = append(about, fmt.Sprintf("`%s`: the least a program can do for the refresh, measured beside it "+
+				"([The refresh beside the rotate baseline](#the-refresh-beside-the-rotate-baseline)).", name))
+			continue
+		}
 		about = append(about, fmt.Sprintf("`%s`: %s.", name, bl.About))
 		for _, r := range rp.runs {
 			if r.Target == "baseline" && r.Scenario == name && r.Error == "" && r.Series == "" {
@@ -235,7 +252,7 @@ func (rp *report) baselineSection() string {
 		}
 	}
 	a := rp.meta.Argon
-	return "## Baselines\n\n" + strings.Join(about, " ") + " All run in one process (`load baseline`), measured by wrk " +
+	return "## Baselines\n\n" + strings.Join(about, " ") + " All run in one process (`load baseline`); all but the refresh's are measured by wrk " +
 		"like the server's read.\n\n" +
 		table([]string{"baseline", "concurrency", "req/s", "p50", "p90", "p99", "max", "errors", "peak RSS", "CPU baseline / tool / rest / steal", "busy before"}, rows) +
 		fmt.Sprintf("\nArgon2id bound (m=19 MiB, t=2, p=1, one hash per core at once, measured for 3 s in this tool before and after "+
@@ -265,7 +282,7 @@ var sectionTitles = map[string]string{
 func (rp *report) httpSection(name string) string {
 	headers := []string{"concurrency", "ops/s", "req/s", "p50", "p90", "p99", "max", "errors", "5xx", "peak RSS (MiB at start)", "peak heap", "peak goroutines",
 		"CPU server / tool / rest / steal", "busy before"}
-	for _, bl := range baselines() {
+	for _, bl := range wrkBaselines() {
 		headers = append(headers, "vs "+bl.Name)
 	}
 	if name == "login" {
@@ -288,7 +305,7 @@ func (rp *report) httpSection(name string) string {
 		row := []string{fmt.Sprint(r.Concurrency), fmtRate(r.OpsPerSec), fmtRate(r.ReqPerSec), fmtMs(r.Latency.P50),
 			fmtMs(r.Latency.P90), fmtMs(r.Latency.P99), fmtMs(r.Latency.Max), fmt.Sprint(r.ErrorCount()), fmt.Sprint(r.Status5xx),
 			peakCell(r.Peak), heapCell(r.Peak), goroutinesCell(r.Peak), cpuCell(r.CPU), beforeCell(r.CPU)}
-		for _, bl := range baselines() {
+		for _, bl := range wrkBaselines() {
 			row = append(row, ratio(r.ReqPerSec, rp.baseline(bl.Name, r.Concurrency)))
 		}
 		if name == "login" {

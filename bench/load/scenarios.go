@@ -104,28 +104,34 @@ func opPublish(ctx context.Context, w *worker) error {
 	return err
 }
 
-// opRefresh rotates the user's refresh token, sent in the body, and keeps
-// the successor. Any failure leaves the chain's state unknown, so the chain
-// is marked broken and the virtual user retires (errStop).
-func opRefresh(ctx context.Context, w *worker) error {
-	u := w.user
-	if u.Broken {
-		return fmt.Errorf("%w: refresh chain broken earlier", errStop)
+// opRefresh rotates the user's refresh token on the server.
+var opRefresh = refreshAt("/v1/users/refresh")
+
+// refreshAt returns the operation that rotates the user's refresh token,
+// sent in the body of a POST to path, and keeps the successor. Any failure
+// leaves the chain's state unknown, so the chain is marked broken and the
+// virtual user retires (errStop).
+func refreshAt(path string) opFunc {
+	return func(ctx context.Context, w *worker) error {
+		u := w.user
+		if u.Broken {
+			return fmt.Errorf("%w: refresh chain broken earlier", errStop)
+		}
+		a, err := w.call(ctx, "refresh", http.MethodPost, path, map[string]string{"refreshToken": u.Refresh})
+		var s session
+		if err == nil {
+			err = w.decode("refresh", a, &s)
+		}
+		if err == nil && s.RefreshToken == "" {
+			err = errors.New("refresh answer without refreshToken")
+		}
+		if err != nil {
+			u.Broken = true
+			return fmt.Errorf("%w: %v", errStop, err)
+		}
+		u.Refresh, u.Access = s.RefreshToken, s.Token
+		return nil
 	}
-	a, err := w.call(ctx, "refresh", http.MethodPost, "/v1/users/refresh", map[string]string{"refreshToken": u.Refresh})
-	var s session
-	if err == nil {
-		err = w.decode("refresh", a, &s)
-	}
-	if err == nil && s.RefreshToken == "" {
-		err = errors.New("refresh answer without refreshToken")
-	}
-	if err != nil {
-		u.Broken = true
-		return fmt.Errorf("%w: %v", errStop, err)
-	}
-	u.Refresh, u.Access = s.RefreshToken, s.Token
-	return nil
 }
 
 // op runs one operation of the blend, picked at random. A refresh chain

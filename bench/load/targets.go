@@ -42,7 +42,7 @@ func (rp *report) targetsSection() string {
 		var errs int64
 		checks := true
 		for _, o := range rp.runs {
-			if o.Target == "server" && o.Scenario == "refresh" && o.Series == "" {
+			if o.Target == "server" && o.Scenario == "refresh" && (o.Series == "" || o.Series == rotateSeries) {
 				errs += o.ErrorCount()
 				checks = checks && o.ChecksOK() && o.Error == ""
 			}
@@ -52,6 +52,7 @@ func (rp *report) targetsSection() string {
 	} else {
 		missing("refresh")
 	}
+	rows = append(rows, rp.refreshTargets()...)
 	if r := rp.find("server", "login", 64); r != nil && rp.meta.Argon.PerSec > 0 {
 		share := r.OpsPerSec / rp.meta.Argon.PerSec
 		add("login at 64: ≥ 90% of the Argon2id bound", fmt.Sprintf("%.0f%% (%s/s of %s)", 100*share, fmtRate(r.OpsPerSec),

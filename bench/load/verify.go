@@ -24,7 +24,7 @@ type Check struct {
 func verifyChains(countSessions bool) func(ctx context.Context, t *target, workers []*worker) []Check {
 	return func(ctx context.Context, t *target, workers []*worker) []Check {
 		users := chainUsers(workers)
-		checks := []Check{refreshOnceMore(ctx, t, users)}
+		checks := []Check{refreshOnceMore(ctx, t, users, opRefresh)}
 		if countSessions && t.databaseURL != "" {
 			checks = append(checks, liveSessions(ctx, t.databaseURL, users))
 		}
@@ -43,14 +43,15 @@ func chainUsers(workers []*worker) []*user {
 	return users
 }
 
-// refreshOnceMore refreshes the chain of every user once more.
-func refreshOnceMore(ctx context.Context, t *target, users []*user) Check {
+// refreshOnceMore refreshes the chain of every user once more on t, with
+// op (opRefresh, or the rotate baseline's).
+func refreshOnceMore(ctx context.Context, t *target, users []*user, op opFunc) Check {
 	w := newWorker(-1, t.base, newClient(t.base, 1))
 	failed := 0
 	var first string
 	for _, u := range users {
 		w.user = u
-		if err := opRefresh(ctx, w); err != nil {
+		if err := op(ctx, w); err != nil {
 			failed++
 			if first == "" {
 				first = err.Error()

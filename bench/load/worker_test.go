@@ -65,7 +65,7 @@ func TestWorkerCallTransportFailure(t *testing.T) {
 }
 
 func TestBaselineHandlerWithoutDatabase(t *testing.T) {
-	h, err := baselineHandler(nil, []byte("0123456789abcdef0123456789abcdef"), "actionkit")
+	h, err := baselineHandler(nil, []byte("0123456789abcdef0123456789abcdef"), "actionkit", rotateConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

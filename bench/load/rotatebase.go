@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/actionkit/actionkit/action"
+	"github.com/actionkit/actionkit/auth"
+	"github.com/actionkit/actionkit/models"
+)
+
+// rotatePath is where the rotate baseline answers: POST, the refresh token
+// in the JSON body, as the server's /v1/users/refresh takes it from an app.
+const rotatePath = "/rotate"
+
+// rotateAbout says what the rotate baseline does, for the report.
+const rotateAbout = "the least a program can do for the server's refresh: read `refreshToken` from the JSON body, hash it " +
+	"as the server does (`auth.HashOpaqueToken`), rotate its session with the server's own one statement " +
+	"(`models.SessionStore.RotateLive`, prepared, through a pool of 8 built by `models.Open`, whose waiters are served in " +
+	"the order they came: the owner and the session " +
+	"locked, the successor inserted, the old row marked rotated, in one implicit transaction and one commit), mint a new " +
+	"opaque refresh token and a golang-jwt HS256 access token with the server's claims, and answer JSON shaped like the " +
+	"server's (token, refreshToken, user). It shares the bench's database and rotates chains the server issued at " +
+	"registration, each side its own: no framework, no rate limiter, no metrics, no logging, no cookies"
+
+// rotateConfig is what the rotate baseline needs besides the database:
+// the server's settings that shape a rotation and its answer.
+type rotateConfig struct {
+	AccessTTL  time.Duration        // ACCESS_TOKEN_EXPIRES_IN
+	RefreshTTL time.Duration        // REFRESH_TOKEN_EXPIRES_IN
+	Budget     models.RefreshBudget // AUTH_RATE_LIMIT_MAX and AUTH_RATE_LIMIT_WINDOW
+}
+
+// rotateClaims are the claims of the server's access tokens (auth's
+// wireClaims): the audience a plain string, the times in whole seconds.
+type rotateClaims struct {
+	Sub          string   `json:"sub"`
+	Sid          string   `json:"sid"`
+	Type         string   `json:"type"`
+	TokenVersion int64    `json:"tokenVersion"`
+	Iat          int64    `json:"iat"`
+	Exp          int64    `json:"exp"`
+	Iss          string   `json:"iss"`
+	Aud          string   `json:"aud"`
+	Amr          []string `json:"amr,omitempty"`
+	AuthTime     int64    `json:"auth_time,omitempty"`
+}
+
+// The methods of jwt.Claims; only signing uses these claims here.
+func (c *rotateClaims) GetExpirationTime() (*jwt.NumericDate, error) { return unixDate(c.Exp), nil }
+func (c *rotateClaims) GetIssuedAt() (*jwt.NumericDate, error)       { return unixDate(c.Iat), nil }
+func (c *rotateClaims) GetNotBefore() (*jwt.NumericDate, error)      { return nil, nil }
+func (c *rotateClaims) GetIssuer() (string, error)                   { return c.Iss, nil }
+func (c *rotateClaims) GetSubject() (string, error)                  { return c.Sub, nil }
+func (c *rotateClaims) GetAudience() (jwt.ClaimStrings, error)       { return jwt.ClaimStrings{c.Aud}, nil }
+
+// unixDate is a Unix time as a jwt date.
+func unixDate(sec int64) *jwt.NumericDate { return jwt.NewNumericDate(time.Unix(sec, 0)) }
+
+// rotateAccount is the account in the answer: the fields of the server's
+// AccountView, under the same names.
+type rotateAccount struct {
+	ID              uuid.UUID  `json:"id"`
+	Email           string     `json:"email"`
+	FirstName       string     `json:"firstName"`
+	LastName        string     `json:"lastName"`
+	Timezone        string     `json:"timezone"`
+	Locale          string     `json:"locale"`
+	IsActive        bool       `json:"isActive"`
+	DeletedAt       *time.Time `json:"deletedAt"`
+	LoginCount      int64      `json:"loginCount"`
+	LastLoginAt     *time.Time `json:"lastLoginAt"`
+	CreatedAt       time.Time  `json:"createdAt"`
+	UpdatedAt       time.Time  `json:"updatedAt"`
+	EmailVerifiedAt *time.Time `json:"emailVerifiedAt"`
+	MFAEnabled      bool       `json:"mfaEnabled"`
+	HasPassword     bool       `json:"hasPassword"`
+}
+
+// rotateAnswer is the answer of a rotation, shaped like the server's.
+type rotateAnswer struct {
+	Status       int            `json:"status"`
+	Success      bool           `json:"success"`
+	Token        string         `json:"token"`
+	RefreshToken string         `json:"refreshToken,omitempty"`
+	User         *rotateAccount `json:"user"`
+}
+
+// rotateHandler rotates the refresh token in the body: 401 for a token
+// that is malformed or names no live session of a usable owner (the
+// server then takes its locked transaction, which the bench's chains
+// never need), 500 for anything else.
+func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
+	sessions := models.NewSessionStore(models.UserTables)
+	if b.db != nil {
+		sessions = sessions.Prepared(b.db)
+	}
+	owner := action.OwnerType(models.UserTables.Type)
+	cfg := b.rotate
+	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		var in struct {
+			RefreshToken string `json:"refreshToken"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, 4096)).Decode(&in); err != nil {
+			fail(w, http.StatusBadRequest)
+			return
+		}
+		if !auth.WellFormedOpaqueToken(in.RefreshToken) || b.db == nil {
+			fail(w, http.StatusUnauthorized)
+			return
+		}
+		now := time.Now()
+		raw, hash, err := auth.NewOpaqueToken()
+		if err != nil {
+			fail(w, http.StatusInternalServerError)
+			return
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			fail(w, http.StatusInternalServerError)
+			return
+		}
+		next := &models.Session{ID: id, RefreshTokenHash: hash, ExpiresAt: now.Add(cfg.RefreshTTL), IPAddress: remoteIP(req)}
+		acc, err := sessions.RotateLive(req.Context(), b.db, auth.HashOpaqueToken(in.RefreshToken), next, now, cfg.Budget)
+		if err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, models.ErrNotFound) {
+				status = http.StatusUnauthorized
+			}
+			fail(w, status)
+			return
+		}
+		client := action.Client(next.Client)
+		iat := now.UTC().Truncate(time.Second)
+		claims := &rotateClaims{Sub: acc.ID.String(), Sid: next.SessionID.String(), Type: string(owner),
+			TokenVersion: acc.TokenVersion, Iat: iat.Unix(), Exp: iat.Add(cfg.AccessTTL).Unix(), Iss: b.issuer,
+			Aud: owner.Audience(client), Amr: next.Methods}
+		if !next.AuthenticatedAt.IsZero() {
+			claims.AuthTime = next.AuthenticatedAt.Unix()
+		}
+		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(b.secret)
+		if err != nil {
+			fail(w, http.StatusInternalServerError)
+			return
+		}
+		out := rotateAnswer{Status: http.StatusOK, Success: true, Token: token, User: &rotateAccount{
+			ID: acc.ID, Email: acc.Email, FirstName: acc.FirstName, LastName: acc.LastName, Timezone: acc.Timezone,
+			Locale: acc.Locale, IsActive: acc.IsActive, DeletedAt: acc.DeletedAt, LoginCount: acc.LoginCount,
+			LastLoginAt: acc.LastLoginAt, CreatedAt: acc.CreatedAt, UpdatedAt: acc.UpdatedAt,
+			EmailVerifiedAt: acc.EmailVerifiedAt, MFAEnabled: acc.MFAEnabled, HasPassword: acc.HasPassword}}
+		if client == action.App {
+			out.RefreshToken = raw
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	}, nil
+}
+
+// remoteIP is the request's peer address without its port, as the server
+// records it in the session row.
+func remoteIP(req *http.Request) *string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil || host == "" {
+		return nil
+	}
+	return &host
+}
