@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +44,14 @@ func TestSessionsOpenOnlyThroughCompletion(t *testing.T) {
 		}
 		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
 			return filepath.SkipDir
+		}
+		if d.IsDir() && path != root {
+			// A folder with a go.mod of its own is another module (the
+			// load tool's baselines, under bench/, rotate sessions on
+			// purpose): not the product's.
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
