@@ -35,7 +35,7 @@ build:
 ## bench: build the server and the load tool (bench/load), measure every scenario
 ## against a fresh server (limiters on) and database beside the baselines (the read
 ## and the baselines by wrk), cross-check the read with the tool's own client, an
-## open loop (vegeta) and the limiter off, write BENCHMARKS.md (< 10 min)
+## open loop (vegeta) and the limiter off, write BENCHMARKS.md (< 12 min)
 bench: services
 	@GO=$(GO) bash bench/run.sh
 

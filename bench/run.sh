@@ -21,9 +21,9 @@
 # server with the OAuth provider on, followed by the read on both servers
 # in alternating slices (-provider-slices 0 leaves it out); for example
 #   bash bench/run.sh -d 3s -plan 'oauthcode:16 oauthrefresh:16' -check-c 16
-# The whole run is bounded: `load bench` skips the steps still to run 9
+# The whole run is bounded: `load bench` skips the steps still to run 11
 # minutes (-deadline) after this script started, and this script interrupts
-# it at 10 minutes; either way the database and Redis keys are removed.
+# it at 12 minutes; either way the database and Redis keys are removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -40,9 +40,9 @@ fi
 "$GO" build -o bin/server ./server
 (cd bench && "$GO" build -o ../bin/load ./load) # the load tool is a module of its own
 mkdir -p bench/out
-# What is left of the 10 minutes after the builds; load bench itself skips
-# the steps left 9 minutes after $started and then cleans up.
-left=$((600 - ($(date +%s) - started)))
+# What is left of the 12 minutes after the builds; load bench itself skips
+# the steps left 11 minutes after $started and then cleans up.
+left=$((720 - ($(date +%s) - started)))
 status=0
 timeout --signal=INT --kill-after=20s "$left" bin/load bench -server bin/server -out BENCHMARKS.md \
 	-results bench/out/results.jsonl -logs bench/out -started "$started" "$@" || status=$?

@@ -119,7 +119,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.DurationVar(&c.run.Warmup, "warmup", time.Second, "unmeasured warm-up before each run")
 	fs.IntVar(&c.posts, "posts", 20, "posts published in a sockets run")
 	fs.DurationVar(&c.interval, "interval", 250*time.Millisecond, "between two publishes of a sockets run")
-	fs.DurationVar(&c.deadline, "deadline", 9*time.Minute, "budget from -started (builds included); steps left then are skipped")
+	fs.DurationVar(&c.deadline, "deadline", 11*time.Minute, "budget from -started (builds included); steps left then are skipped")
 	started := fs.Int64("started", 0, "Unix time the caller started (to report the wall time with the build)")
 	fs.IntVar(&c.checkC, "check-c", 64, "the read level the cross-checks follow (wrk, open loop, limiter off and on), if the plan has it")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "the wrk binary, which measures the read and the baselines")
