@@ -23,7 +23,7 @@ test: services browser
 ## race detector except ./server (whose end-to-end tests take minutes); the
 ## engine's own tests (accounts, actions) give their answer in seconds. The
 ## tests wait on PostgreSQL and Redis more than they compute, so four
-## packages run at once (under a minute on two cores, warm build cache)
+## packages run at once (about two minutes on two cores, warm build cache)
 check: services
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -p 4 $$($(GO) list ./... | grep -v '/server$$')

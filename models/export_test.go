@@ -133,3 +133,10 @@ func PoolWaiting(db *sqlx.DB) int {
 	}
 	return -1
 }
+
+// GatedExec runs query on db as a store's statement runs: through the gate
+// of db's pool, when it has one.
+func GatedExec(ctx context.Context, db DB, query string, args ...any) error {
+	_, err := querier{}.exec(ctx, db, query, args...)
+	return err
+}
