@@ -257,38 +257,33 @@ func limiterRatio(runs []*Result) (ratio, on, off float64, ok bool) {
 // sessionRatio is the server's read rate over the session baseline's, in
 // the alternating "session" series.
 func sessionRatio(runs []*Result) (ratio, server, base float64, ok bool) {
-	for _, r := range runs {
-		if r.Series != "session" || r.Error != "" {
-			continue
-		}
-		if r.Target == "baseline" {
-			base = r.ReqPerSec
-		} else {
-			server = r.ReqPerSec
-		}
-	}
-	if server <= 0 || base <= 0 {
-		return 0, 0, 0, false
-	}
-	return server / base, server, base, true
+	return seriesRatio(runs, "session", func(r *Result) string { return r.Target }, "server", "baseline")
 }
 
 // algRatio is the read rate with EdDSA tokens over the rate with HS256
 // tokens, in the alternating "alg" series.
 func algRatio(runs []*Result) (ratio, hs, ed float64, ok bool) {
+	ratio, ed, hs, ok = seriesRatio(runs, "alg", func(r *Result) string { return r.Alg }, "EdDSA", "HS256")
+	return ratio, hs, ed, ok
+}
+
+// seriesRatio is the rate of side over the rate of other in the
+// alternating series named series, where side tells a run's side; ok is
+// false unless both were measured.
+func seriesRatio(runs []*Result, series string, sideOf func(*Result) string, side, other string) (ratio, a, b float64, ok bool) {
 	for _, r := range runs {
-		if r.Series != "alg" || r.Error != "" {
+		if r.Series != series || r.Error != "" {
 			continue
 		}
-		switch r.Alg {
-		case "HS256":
-			hs = r.ReqPerSec
-		case "EdDSA":
-			ed = r.ReqPerSec
+		switch sideOf(r) {
+		case side:
+			a = r.ReqPerSec
+		case other:
+			b = r.ReqPerSec
 		}
 	}
-	if hs <= 0 || ed <= 0 {
+	if a <= 0 || b <= 0 {
 		return 0, 0, 0, false
 	}
-	return ed / hs, hs, ed, true
+	return a / b, a, b, true
 }

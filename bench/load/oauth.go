@@ -549,19 +549,5 @@ func (b *benchRun) providerOffTwin(ctx context.Context) (*target, func(), error)
 // providerRatio is the read rate with the provider on over the rate with
 // it off, in the alternating "provider" series.
 func providerRatio(runs []*Result) (ratio, on, off float64, ok bool) {
-	for _, r := range runs {
-		if r.Series != "provider" || r.Error != "" {
-			continue
-		}
-		switch r.Provider {
-		case "on":
-			on = r.ReqPerSec
-		case "off":
-			off = r.ReqPerSec
-		}
-	}
-	if on <= 0 || off <= 0 {
-		return 0, 0, 0, false
-	}
-	return on / off, on, off, true
+	return seriesRatio(runs, "provider", func(r *Result) string { return r.Provider }, "on", "off")
 }
