@@ -48,6 +48,9 @@ type server struct {
 	// unreachable is set when the server did not answer; err explains.
 	unreachable bool
 	err         error
+
+	// pool reuses the template's clones; nil creates and drops each.
+	pool *pool
 }
 
 var (
@@ -137,8 +140,13 @@ func (s *server) init(ctx context.Context) {
 		return
 	}
 	s.template = templatePrefix + models.MigrationsHash()[:12]
+	s.pool = &pool{}
 	if err := s.ensureTemplate(ctx); err != nil {
 		s.err = fmt.Errorf("template %s: %w", s.template, err)
+		return
+	}
+	if err := s.sweepFree(ctx); err != nil {
+		s.err = fmt.Errorf("drop the emptied databases of older templates: %w", err)
 	}
 }
 
@@ -150,24 +158,43 @@ func (s *server) dsn(name string) string {
 	return u.String()
 }
 
-// create clones a new uniquely named database from template and registers
-// its drop with t.
+// create gives t a new uniquely named database cloned from template and
+// registers its removal with t. A clone of the migrated template comes from
+// the pool of emptied databases when one is free, and goes back to it when
+// t ends; any other database is created and dropped.
 func (s *server) create(t testing.TB, template string) string {
 	t.Helper()
 	name := testPrefix + randomHex(t, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	q := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE " + pq.QuoteIdentifier(template)
-	if _, err := s.admin.ExecContext(ctx, q); err != nil {
-		t.Fatalf("pgtest: create database %s from %s: %v", name, template, err)
+	pooled := template == s.template && s.pool != nil
+	if !pooled || !s.claim(ctx, name) {
+		q := "CREATE DATABASE " + pq.QuoteIdentifier(name) + " TEMPLATE " + pq.QuoteIdentifier(template)
+		if _, err := s.admin.ExecContext(ctx, q); err != nil {
+			t.Fatalf("pgtest: create database %s from %s: %v", name, template, err)
+		}
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		defer cancel()
+		if pooled {
+			free, err := s.release(ctx, name)
+			if err != nil {
+				t.Logf("pgtest: %s not reused: %v", name, err)
+			}
+			if free != "" {
+				return
+			}
+		}
 		if err := s.drop(ctx, name); err != nil {
 			t.Errorf("pgtest: %v", err)
 		}
 	})
+	if pooled {
+		if err := s.learn(ctx, name); err != nil {
+			t.Fatalf("pgtest: %v", err)
+		}
+	}
 	return s.dsn(name)
 }
 
@@ -183,9 +210,13 @@ func (s *server) drop(ctx context.Context, name string) error {
 // randomHex returns n random bytes as lowercase hex.
 func randomHex(t testing.TB, n int) string {
 	t.Helper()
+	return randomHexString(n)
+}
+
+// randomHexString returns n random bytes as lowercase hex. crypto/rand's
+// Read never fails.
+func randomHexString(n int) string {
 	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatalf("pgtest: random name: %v", err)
-	}
+	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }

@@ -40,7 +40,8 @@ func databaseOf(t *testing.T, dsn string) string {
 
 // TestNewIsolatedAndDropped runs parallel subtests that each get databases,
 // then checks, once the subtests and their cleanups are done, that every
-// database was distinct and is gone.
+// database was distinct and no longer has the name it was handed out under
+// (dropped, or emptied and renamed into the pool).
 func TestNewIsolatedAndDropped(t *testing.T) {
 	var mu sync.Mutex
 	var names []string
@@ -131,7 +132,7 @@ func TestTemplate(t *testing.T) {
 // half-built by a process that died.
 func TestEnsureTemplate(t *testing.T) {
 	NewDSN(t) // connects shared
-	s := shared
+	s := &server{base: shared.base, admin: shared.admin}
 	s.template = "actionkit_tmpl_t" + randomHex(t, 6)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
