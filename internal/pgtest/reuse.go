@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lib/pq"
 )
@@ -387,6 +388,12 @@ func (s *server) release(ctx context.Context, name string) (string, error) {
 	if err := errors.Join(conn.Close(), db.Close()); err != nil {
 		return "", err
 	}
+	// The rename below refuses while a session is in the database and
+	// checks again only every 100 ms; the closed connection's session
+	// ends within milliseconds, so wait for that first.
+	if err := s.waitGone(ctx, pid); err != nil {
+		return "", err
+	}
 	freeName := prefix + randomHexString(8)
 	// The rename waits for the closed connection's session to end and
 	// fails if any other session is there.
@@ -398,6 +405,25 @@ func (s *server) release(ctx context.Context, name string) (string, error) {
 		return "", errors.Join(err, s.drop(ctx, freeName))
 	}
 	return freeName, nil
+}
+
+// waitGone waits, up to terminateWaitMillis, until no session has process
+// id pid.
+func (s *server) waitGone(ctx context.Context, pid int) error {
+	deadline := time.Now().Add(terminateWaitMillis * time.Millisecond)
+	for {
+		var there bool
+		if err := s.admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1)`, pid).Scan(&there); err != nil {
+			return err
+		}
+		if !there {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the emptying session would not end")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // sweepFree drops the emptied databases cloned from other templates: their

@@ -35,14 +35,16 @@ func isolatedPool(t *testing.T) *server {
 	return s
 }
 
-// cloneShared creates database name from the shared template for s, learns
-// from it what a fresh clone is, and drops it when t ends if it is still
-// there.
+// cloneShared gives s database name, fresh from the shared template (from
+// the shared pool when it has one), learns from it what a fresh clone is,
+// and drops it when t ends if it is still there.
 func (s *server) cloneShared(t *testing.T, name string) {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(shared.template)); err != nil {
-		t.Fatal(err)
+	if !shared.claim(ctx, name) {
+		if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(name)+" TEMPLATE "+pq.QuoteIdentifier(shared.template)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() {
 		if err := s.drop(context.Background(), name); err != nil {
@@ -149,6 +151,7 @@ func TestReleaseDropsChangedSchemas(t *testing.T) {
 	s := isolatedPool(t)
 	for what, change := range changes {
 		t.Run(what, func(t *testing.T) {
+			t.Parallel()
 			name := testPrefix + randomHex(t, 8)
 			s.cloneShared(t, name)
 			exec(t, s.open(t, name), change)
