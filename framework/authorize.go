@@ -12,6 +12,21 @@ import (
 
 var platformRe = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 
+// validPlatform reports whether p matches platformRe, without running it:
+// 1 to 32 of a-z, 0-9, _ and -.
+func validPlatform(p string) bool {
+	if len(p) == 0 || len(p) > 32 {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // parseClientHeaders reads X-Client (one of the conventions' client
 // types, by default the first) and X-Platform (1-32 of a-z 0-9 _ -,
 // default web), trimmed and lowercased.
@@ -32,7 +47,7 @@ func (f *Framework) parseClientHeaders(r *http.Request, req *action.Request) *er
 	if platform == "" {
 		platform = "web"
 	}
-	if !platformRe.MatchString(platform) {
+	if !validPlatform(platform) {
 		return invalid("X-Platform", "platform", "must be 1 to 32 characters of a-z, 0-9, _ and -", nil)
 	}
 	req.Platform = platform

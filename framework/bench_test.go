@@ -3,10 +3,12 @@ package framework
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -85,5 +87,69 @@ func benchServe(b *testing.B, h http.Handler, method, target, body string) {
 		src.Reset(body)
 		clear(w.h)
 		h.ServeHTTP(w, r)
+	}
+}
+
+type benchRefresh struct{}
+
+type benchRefreshArgs struct {
+	RefreshToken string `arg:"refreshToken,lenient,secret,allownul"`
+}
+
+type benchAccount struct {
+	ID          string     `json:"id"`
+	Email       string     `json:"email"`
+	FirstName   string     `json:"firstName"`
+	LastName    string     `json:"lastName"`
+	Timezone    string     `json:"timezone"`
+	Locale      string     `json:"locale"`
+	IsActive    bool       `json:"isActive"`
+	DeletedAt   *time.Time `json:"deletedAt"`
+	LoginCount  int64      `json:"loginCount"`
+	LastLoginAt *time.Time `json:"lastLoginAt"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+}
+
+type benchRefreshResult struct {
+	Token        string        `json:"token"`
+	RefreshToken string        `json:"refreshToken,omitempty"`
+	User         *benchAccount `json:"user,omitempty"`
+}
+
+func (benchRefresh) Spec() action.Spec {
+	return action.Spec{Name: "V1BenchRefresh", Path: "/v1/bench/refresh", Auth: action.Public, SameSite: true}
+}
+
+func (benchRefresh) Run(_ context.Context, _ *action.Request, in *benchRefreshArgs) (*benchRefreshResult, error) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	return &benchRefreshResult{Token: strings.Repeat("t", 300), RefreshToken: in.RefreshToken, User: &benchAccount{
+		ID: "019a0000-0000-7000-8000-000000000000", Email: "ada@example.com", Timezone: "UTC", Locale: "en",
+		IsActive: true, LoginCount: 1, LastLoginAt: &at, CreatedAt: at, UpdatedAt: at}}, nil
+}
+
+// BenchmarkPipelineRefresh measures the pipeline of an action shaped like
+// the server's refresh (one lenient secret argument in a JSON body, a
+// session answer) as the server configures it: access log on at a level
+// that drops it, an observer, and the request's client headers.
+func BenchmarkPipelineRefresh(b *testing.B) {
+	f := New(Config{
+		Logger:    slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		AccessLog: true,
+		Observe:   func(Observation) {},
+	})
+	Register(f, benchRefresh{})
+	body := `{"refreshToken":"` + strings.Repeat("ab", 32) + `"}`
+	b.ReportAllocs()
+	src := strings.NewReader(body)
+	r := httptest.NewRequest(http.MethodPost, "/v1/bench/refresh", io.NopCloser(src))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Client", "app")
+	r.Header.Set("User-Agent", "bench/1.0")
+	w := &discardWriter{h: http.Header{}}
+	for b.Loop() {
+		src.Reset(body)
+		clear(w.h)
+		f.ServeHTTP(w, r)
 	}
 }

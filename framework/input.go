@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -86,16 +87,37 @@ func mergeForm(dst map[string]any, form url.Values, where string) *errorcodes.Er
 // into dst. It refuses invalid UTF-8 (also as lone surrogate escapes),
 // duplicate member names, non-object bodies and trailing data, which
 // encoding/json would otherwise silently accept or repair.
+//
+// A body that is one valid JSON object is read by mergeObject, which
+// walks its top level without a json.Decoder; anything else (and an
+// object that mergeObject leaves) takes mergeJSONStream, whose refusals
+// are the answer.
 func mergeJSON(dst map[string]any, body []byte) *errorcodes.Error {
-	bad := invalid("body", "invalid_json", "must be one valid JSON object in UTF-8", nil)
 	if !utf8.Valid(body) || !validSurrogates(body) {
-		return bad
+		return badJSON()
 	}
+	if json.Valid(body) {
+		if members, ok := scanObject(body); ok {
+			return mergeObject(dst, members)
+		}
+	}
+	return mergeJSONStream(dst, body)
+}
+
+// badJSON is the refusal of a body that is not one JSON object in UTF-8.
+func badJSON() *errorcodes.Error {
+	return invalid("body", "invalid_json", "must be one valid JSON object in UTF-8", nil)
+}
+
+// mergeJSONStream is mergeJSON with a json.Decoder, member by member, for
+// the bodies mergeObject does not take: the first fault it meets decides
+// the refusal.
+func mergeJSONStream(dst map[string]any, body []byte) *errorcodes.Error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return bad
+		return badJSON()
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return invalid("body", "not_object", "must be a JSON object", nil)
@@ -104,7 +126,7 @@ func mergeJSON(dst map[string]any, body []byte) *errorcodes.Error {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return bad
+			return badJSON()
 		}
 		key, _ := tok.(string)
 		if seen[key] {
@@ -113,17 +135,162 @@ func mergeJSON(dst map[string]any, body []byte) *errorcodes.Error {
 		seen[key] = true
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return bad
+			return badJSON()
 		}
 		dst[key] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return bad
+		return badJSON()
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return bad
+		return badJSON()
 	}
 	return nil
+}
+
+// member is one top-level member of a JSON object: its name and value as
+// they are written in the body.
+type member struct{ key, value []byte }
+
+// maxScanned is the most members scanObject reads; a larger object takes
+// mergeJSONStream.
+const maxScanned = 16
+
+// scanObject splits body, a valid JSON text, into the members of its
+// top-level object; false when body is not an object or has more than
+// maxScanned members.
+func scanObject(body []byte) ([maxScanned]member, bool) {
+	var out [maxScanned]member
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return out, false
+	}
+	i = skipSpace(body, i+1)
+	if body[i] == '}' {
+		return out, true
+	}
+	for n := 0; ; n++ {
+		if n == maxScanned {
+			return out, false
+		}
+		end := valueEnd(body, i) // the name, a string
+		out[n].key = body[i:end]
+		i = skipSpace(body, end)
+		i = skipSpace(body, i+1) // past ':'
+		end = valueEnd(body, i)
+		out[n].value = body[i:end]
+		i = skipSpace(body, end)
+		if body[i] == '}' {
+			return out, true
+		}
+		i = skipSpace(body, i+1) // past ','
+	}
+}
+
+// mergeObject merges the members scanObject found into dst, refusing a
+// name given twice, and decoding each value as a json.Decoder with
+// UseNumber would.
+func mergeObject(dst map[string]any, members [maxScanned]member) *errorcodes.Error {
+	var keys [maxScanned]string
+	for n := range members {
+		m := members[n]
+		if m.key == nil {
+			break
+		}
+		key, err := jsonString(m.key)
+		if err != nil {
+			return badJSON()
+		}
+		if slices.Contains(keys[:n], key) {
+			return invalid(key, "repeated", "must be given only once", nil)
+		}
+		keys[n] = key
+		v, err := jsonValue(m.value)
+		if err != nil {
+			return badJSON()
+		}
+		dst[key] = v
+	}
+	return nil
+}
+
+// jsonString decodes a valid JSON string literal.
+func jsonString(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// jsonValue decodes a valid JSON value as json.Decoder with UseNumber does
+// into an any.
+func jsonValue(raw []byte) (any, error) {
+	switch raw[0] {
+	case '"':
+		return jsonString(raw)
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	case '{', '[':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		return v, err
+	}
+	return json.Number(raw), nil
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the JSON value that starts at i in
+// b, a valid JSON text.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = valueEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
+		j++
+	}
+	return j
 }
 
 // validSurrogates reports whether every \u escape in a JSON text that

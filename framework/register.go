@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -193,12 +194,15 @@ func (rt *route[I, O]) respond(w http.ResponseWriter, r *http.Request, out *O, r
 		if sc, ok := any(out).(action.StatusCoder); ok && sc.StatusCode() != 0 {
 			status = sc.StatusCode()
 		}
-		raw, err := json.Marshal(out)
-		if err != nil {
+		// Encoded into a pooled buffer: json.Marshal would copy it out to
+		// a fresh slice, which writeSuccess copies again.
+		pb := bufPool.Get().(*bytes.Buffer)
+		defer func() { pb.Reset(); bufPool.Put(pb) }()
+		if err := json.NewEncoder(pb).Encode(out); err != nil {
 			rt.f.writeError(w, r, fmt.Errorf("encode %s result: %w", rt.spec.Name, err), nil)
 			return
 		}
-		payload = raw
+		payload = bytes.TrimSuffix(pb.Bytes(), []byte("\n"))
 	}
 	rt.f.writeSuccess(w, r, status, payload, req.Cookies())
 }

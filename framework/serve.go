@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -33,6 +34,10 @@ type state struct {
 }
 
 type stateKey struct{}
+
+// requestIDHeader is X-Request-ID as net/http keys it, so that reading and
+// setting it need not build the canonical key per request.
+const requestIDHeader = "X-Request-Id"
 
 func stateOf(ctx context.Context) *state {
 	st, _ := ctx.Value(stateKey{}).(*state)
@@ -62,11 +67,11 @@ func ClientIP(r *http.Request) string {
 // panics into INTERNAL_SERVER_ERROR, then runs the middleware and router.
 func (f *Framework) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &state{
-		id:    f.requestID.next(r.Header.Get("X-Request-ID")),
+		id:    f.requestID.next(r.Header.Get(requestIDHeader)),
 		ip:    f.clientIP(r),
 		start: f.cfg.Now(),
 	}
-	w.Header().Set("X-Request-ID", st.id)
+	w.Header().Set(requestIDHeader, st.id)
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	defer f.finish(rec, r, st)
@@ -98,7 +103,7 @@ func (f *Framework) finish(rec *recorder, r *http.Request, st *state) {
 	if f.cfg.Observe != nil {
 		f.cfg.Observe(Observation{Action: st.action, Route: st.route, Method: r.Method, Status: status, Duration: d, Unavailable: st.unavailable})
 	}
-	if f.cfg.AccessLog {
+	if f.cfg.AccessLog && f.log.Enabled(context.Background(), slog.LevelInfo) {
 		f.log.Info("request", "requestId", st.id, "method", r.Method, "path", r.URL.Path,
 			"query", redactQuery(r.URL.RawQuery, st.logged), "action", st.action, "status", status,
 			"durationMs", float64(d.Microseconds())/1000, "ip", st.ip)
