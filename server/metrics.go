@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -27,6 +28,42 @@ type metrics struct {
 	// unavailable counts requests answered 503 because a dependency was
 	// unreachable.
 	unavailable *prometheus.CounterVec
+	// series holds, per label of requests and duration, the children
+	// already resolved (*requestSeries), so that a request does not hash
+	// its labels again.
+	series sync.Map
+}
+
+// requestSeries are the children of the request metrics of one label.
+type requestSeries struct {
+	duration prometheus.Observer
+	mu       sync.RWMutex
+	byStatus map[int]prometheus.Counter
+}
+
+// seriesOf returns the children of label, resolving them on first use.
+func (m *metrics) seriesOf(label string) *requestSeries {
+	if s, ok := m.series.Load(label); ok {
+		return s.(*requestSeries)
+	}
+	s, _ := m.series.LoadOrStore(label, &requestSeries{duration: m.duration.WithLabelValues(label),
+		byStatus: map[int]prometheus.Counter{}})
+	return s.(*requestSeries)
+}
+
+// requests returns the request counter of status.
+func (s *requestSeries) requests(vec *prometheus.CounterVec, label string, status int) prometheus.Counter {
+	s.mu.RLock()
+	c, ok := s.byStatus[status]
+	s.mu.RUnlock()
+	if ok {
+		return c
+	}
+	c = vec.WithLabelValues(label, strconv.Itoa(status))
+	s.mu.Lock()
+	s.byStatus[status] = c
+	s.mu.Unlock()
+	return c
 }
 
 func newMetrics() *metrics {
@@ -129,8 +166,9 @@ func (m *metrics) observe(o framework.Observation) {
 	if label == "" {
 		label = "unmatched"
 	}
-	m.requests.WithLabelValues(label, strconv.Itoa(o.Status)).Inc()
-	m.duration.WithLabelValues(label).Observe(o.Duration.Seconds())
+	s := m.seriesOf(label)
+	s.requests(m.requests, label, o.Status).Inc()
+	s.duration.Observe(o.Duration.Seconds())
 	if o.Unavailable != "" {
 		m.unavailable.WithLabelValues(o.Unavailable).Inc()
 	}
