@@ -248,8 +248,13 @@ func userAgentJSON(ua string) []byte {
 	if text == nil {
 		return nil
 	}
-	raw, _ := json.Marshal(map[string]string{"raw": *text})
+	raw, _ := json.Marshal(userAgentDoc{Raw: *text})
 	return raw
+}
+
+// userAgentDoc is the stored form of a User-Agent header.
+type userAgentDoc struct {
+	Raw string `json:"raw"`
 }
 
 // userAgentText cleans the User-Agent header for storage: valid UTF-8,

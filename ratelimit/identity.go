@@ -20,6 +20,9 @@ func ClientKey(ip string, v6bits int) string {
 	if err != nil {
 		return ip
 	}
+	if addr.Is4() {
+		return ip // an IPv4 address that parses has one spelling
+	}
 	addr = addr.Unmap().WithZone("")
 	if addr.Is4() {
 		return addr.String()
