@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -32,6 +33,34 @@ type metrics struct {
 	// already resolved (*requestSeries), so that a request does not hash
 	// its labels again.
 	series sync.Map
+}
+
+// counterChildren are the children of a counter vector whose other labels
+// are fixed, by the value of its last label, resolved on first use.
+type counterChildren struct {
+	vec   *prometheus.CounterVec
+	fixed []string
+	mu    sync.RWMutex
+	byVal map[string]prometheus.Counter
+}
+
+func newCounterChildren(vec *prometheus.CounterVec, fixed ...string) *counterChildren {
+	return &counterChildren{vec: vec, fixed: fixed, byVal: map[string]prometheus.Counter{}}
+}
+
+// of returns the child whose last label is v.
+func (c *counterChildren) of(v string) prometheus.Counter {
+	c.mu.RLock()
+	ch, ok := c.byVal[v]
+	c.mu.RUnlock()
+	if ok {
+		return ch
+	}
+	ch = c.vec.WithLabelValues(append(slices.Clip(c.fixed), v)...)
+	c.mu.Lock()
+	c.byVal[v] = ch
+	c.mu.Unlock()
+	return ch
 }
 
 // requestSeries are the children of the request metrics of one label.

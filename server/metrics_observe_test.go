@@ -48,3 +48,36 @@ func TestObserveCountsEachSeries(t *testing.T) {
 		t.Errorf("durations timed = %v, want %v", timed, wantTimed)
 	}
 }
+
+// TestCounterChildrenCountEachValue checks that counterChildren counts
+// under the fixed labels and the value asked for, repeats included.
+func TestCounterChildrenCountEachValue(t *testing.T) {
+	m := newMetrics()
+	users, admins := newCounterChildren(m.refresh, "user"), newCounterChildren(m.refresh, "admin")
+	for range 2 {
+		users.of("rotated").Inc()
+	}
+	users.of("replay").Inc()
+	admins.of("rotated").Inc()
+	families, err := m.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "actionkit_refresh_total" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range s.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			counted[labels["owner"]+" "+labels["outcome"]] = s.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{"user rotated": 2, "user replay": 1, "admin rotated": 1}
+	if !maps.Equal(counted, want) {
+		t.Errorf("refresh outcomes = %v, want %v", counted, want)
+	}
+}

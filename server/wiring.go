@@ -34,10 +34,12 @@ func (a *app) newAccounts(kind accounts.Kind) *accounts.Service {
 	s.Now = a.now
 	s.MFA = a.cfg.MFA
 	s.Notices = a.mailer
+	outcomes := newCounterChildren(a.metrics.refresh, string(kind.Type))
+	thefts := a.metrics.thefts.WithLabelValues(string(kind.Type))
 	s.RefreshOutcome = func(outcome string) {
-		a.metrics.refresh.WithLabelValues(string(kind.Type), outcome).Inc()
+		outcomes.of(outcome).Inc()
 		if outcome == "replay" {
-			a.metrics.thefts.WithLabelValues(string(kind.Type)).Inc()
+			thefts.Inc()
 		}
 	}
 	s.Ended = a.ended
