@@ -14,10 +14,16 @@ import (
 	"github.com/actionkit/actionkit/models"
 )
 
-// endRaceRounds is how many times each race below runs. One round is a
-// narrow window (a rotation committing while the end runs), so it takes
-// many to catch a wrong lock order reliably.
-const endRaceRounds = 200
+// endRaceRounds returns how many times each race below runs. One round is
+// a narrow window (a rotation committing while the end runs), so it takes
+// many to catch a wrong lock order reliably: 200 in the full suite, 40 in
+// make check's quick loop (-short).
+func endRaceRounds() int {
+	if testing.Short() {
+		return 40
+	}
+	return 200
+}
 
 // raceRefreshAgainstEnd runs a refresh of a fresh app session and an end
 // of that session (end, given its owner and session id) at the same
@@ -69,7 +75,7 @@ func raceRefreshAgainstEnd(t *testing.T, rounds int, end func(svc *accountstest.
 // TestLogoutRacingRefresh: a logout and a refresh of the same session at
 // once; a logout that succeeds leaves nothing of the session alive.
 func TestLogoutRacingRefresh(t *testing.T) {
-	raceRefreshAgainstEnd(t, endRaceRounds, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+	raceRefreshAgainstEnd(t, endRaceRounds(), func(svc *accountstest.Service, owner, session uuid.UUID) error {
 		return svc.Logout(t.Context(), owner, session, "", accountstest.Origin(action.App))
 	})
 }
@@ -77,7 +83,7 @@ func TestLogoutRacingRefresh(t *testing.T) {
 // TestRevokeSessionRacingRefresh: the same race with RevokeSession from
 // the session itself (a logout by another name).
 func TestRevokeSessionRacingRefresh(t *testing.T) {
-	raceRefreshAgainstEnd(t, endRaceRounds, func(svc *accountstest.Service, owner, session uuid.UUID) error {
+	raceRefreshAgainstEnd(t, endRaceRounds(), func(svc *accountstest.Service, owner, session uuid.UUID) error {
 		return svc.Activity.RevokeSession(t.Context(), owner, session, session, accountstest.Origin(action.App))
 	})
 }
