@@ -48,6 +48,11 @@ type fixture struct {
 	swept    int                     // the most sessions one call asked for
 	failing  bool                    // live and liveSessions fail
 	servers  []*Server               // started by server, in order
+	// checks schedules, per session, the lifetime each of its next
+	// checks by live finds: the session's expiry becomes that long after
+	// the check, as if it had been refreshed just then.
+	checks  map[uuid.UUID][]time.Duration
+	checked map[uuid.UUID]int // session id -> calls of live
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -64,7 +69,8 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, tokens: tokens, rc: rc, key: prefix + "socket.io",
-		versions: map[uuid.UUID]int64{}, sessions: map[uuid.UUID]time.Time{}, owners: map[uuid.UUID]uuid.UUID{}}
+		versions: map[uuid.UUID]int64{}, sessions: map[uuid.UUID]time.Time{}, owners: map[uuid.UUID]uuid.UUID{},
+		checks: map[uuid.UUID][]time.Duration{}, checked: map[uuid.UUID]int{}}
 	authn := auth.NewAuthenticator(tokens, auth.Owner{Type: "user", Load: f.load})
 	f.verify = func(ctx context.Context, tok string) (*action.Caller, error) {
 		return authn.Verify(ctx, "user", tok)
@@ -92,6 +98,13 @@ func (f *fixture) load(_ context.Context, id, session uuid.UUID, _ action.Needs)
 func (f *fixture) live(ctx context.Context, user, session uuid.UUID) (time.Time, bool, error) {
 	f.mu.Lock()
 	failing := f.failing
+	f.checked[session]++
+	if next := f.checks[session]; len(next) > 0 {
+		if _, live := f.sessions[session]; live {
+			f.sessions[session] = time.Now().Add(next[0])
+		}
+		f.checks[session] = next[1:]
+	}
 	f.mu.Unlock()
 	if failing {
 		return time.Time{}, false, errSweepFailed
@@ -150,6 +163,21 @@ func (f *fixture) login(id uuid.UUID, ttl time.Duration) string {
 	f.owners[sid] = id
 	f.mu.Unlock()
 	return f.tokenIn("user", id, sid, 1)
+}
+
+// schedule sets the lifetimes the next checks of session sid by live find
+// (see fixture.checks).
+func (f *fixture) schedule(sid uuid.UUID, lifetimes ...time.Duration) {
+	f.mu.Lock()
+	f.checks[sid] = lifetimes
+	f.mu.Unlock()
+}
+
+// checksOf returns how many times live checked session sid.
+func (f *fixture) checksOf(sid uuid.UUID) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checked[sid]
 }
 
 // extend moves the expiry of a live session, as a refresh would.
