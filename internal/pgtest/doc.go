@@ -17,7 +17,9 @@
 // it by renaming it (only one claimant's rename succeeds). A test that
 // changed the schema gets its database dropped, as does one released when
 // 16 are already waiting. Databases for the migrations' own tests
-// (NewEmptyDSN) are always created and dropped.
+// (NewEmptyDSN) are always created and dropped. Each process's first use
+// drops the emptied databases of other templates and any test database a
+// dead process left closed to connections in the middle of its release.
 //
 // The server comes from PGTEST_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); its user must

@@ -140,7 +140,7 @@ func (s *server) init(ctx context.Context) {
 		return
 	}
 	s.template = templatePrefix + models.MigrationsHash()[:12]
-	s.pool = &pool{}
+	s.pool = &pool{prefix: freePrefixOf(s.template)}
 	if err := s.ensureTemplate(ctx); err != nil {
 		s.err = fmt.Errorf("template %s: %w", s.template, err)
 		return

@@ -38,6 +38,8 @@ type pool struct {
 	noReuse bool
 	// max caps the emptied databases kept on the server; 0 means maxFree.
 	max int
+	// prefix starts the names of this pool's emptied databases.
+	prefix string
 }
 
 // pristine is what a database fresh from the template looks like, and how to
@@ -293,7 +295,7 @@ func (s *server) claim(ctx context.Context, name string) bool {
 		return false
 	}
 	free, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database
-		WHERE starts_with(datname, '`+freePrefixOf(s.template)+`') AND datallowconn
+		WHERE starts_with(datname, '`+s.pool.prefix+`') AND datallowconn
 		ORDER BY random() LIMIT 8`)
 	if err != nil {
 		return false
@@ -326,7 +328,7 @@ func (s *server) release(ctx context.Context, name string) (string, error) {
 	if p == nil {
 		return "", nil
 	}
-	prefix := freePrefixOf(s.template)
+	prefix := s.pool.prefix
 	var free int
 	if err := s.admin.QueryRowContext(ctx,
 		`SELECT count(*) FROM pg_database WHERE starts_with(datname, $1)`, prefix).Scan(&free); err != nil {
@@ -426,11 +428,15 @@ func (s *server) waitGone(ctx context.Context, pid int) error {
 	}
 }
 
-// sweepFree drops the emptied databases cloned from other templates: their
-// migrations are gone from this tree.
+// sweepFree drops the emptied databases cloned from other templates (their
+// migrations are gone from this tree) and the test databases a process left
+// closed to connections when it died while releasing them. Dropping one
+// that another process is releasing at that moment only makes its release
+// fail, and a failed release drops the database anyway.
 func (s *server) sweepFree(ctx context.Context) error {
 	names, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database
-		WHERE starts_with(datname, '`+freePrefix+`') AND NOT starts_with(datname, '`+freePrefixOf(s.template)+`')`)
+		WHERE (starts_with(datname, '`+freePrefix+`') AND NOT starts_with(datname, '`+s.pool.prefix+`'))
+		OR (starts_with(datname, '`+testPrefix+`') AND NOT datallowconn)`)
 	if err != nil {
 		return err
 	}

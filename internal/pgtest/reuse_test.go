@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -13,16 +14,17 @@ import (
 
 // isolatedPool returns a server that shares the process's connection to
 // PostgreSQL and clones the shared template, but keeps its emptied
-// databases under a prefix of its own, so that no other test or process
-// claims them. Every database left under that prefix is dropped when t
-// ends.
+// databases under a prefix of its own, outside actionkit_free_, so that no
+// other test or process claims or sweeps them. Every database left under
+// that prefix is dropped when t ends.
 func isolatedPool(t *testing.T) *server {
 	t.Helper()
 	NewDSN(t) // connects shared and builds the template
-	s := &server{base: shared.base, admin: shared.admin, template: "actionkit_tmpl_r" + randomHex(t, 6), pool: &pool{}}
+	s := &server{base: shared.base, admin: shared.admin, template: "actionkit_tmpl_r" + randomHex(t, 6),
+		pool: &pool{prefix: "actionkit_isolated_" + randomHex(t, 6) + "_"}}
 	t.Cleanup(func() {
 		ctx := context.Background()
-		names, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database WHERE starts_with(datname, '`+freePrefixOf(s.template)+`')`)
+		names, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database WHERE starts_with(datname, '`+s.pool.prefix+`')`)
 		if err != nil {
 			t.Error(err)
 		}
@@ -212,7 +214,7 @@ func TestReleaseKeepsThePoolBounded(t *testing.T) {
 	// Stand-ins for a full pool: empty databases under the pool's prefix,
 	// closed to connections so that nothing claims them.
 	for range s.pool.max {
-		filler := freePrefixOf(s.template) + randomHex(t, 8)
+		filler := s.pool.prefix + randomHex(t, 8)
 		if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE "+pq.QuoteIdentifier(filler)+" TEMPLATE template0 ALLOW_CONNECTIONS false"); err != nil {
 			t.Fatal(err)
 		}
@@ -239,5 +241,48 @@ func TestChildrenFirst(t *testing.T) {
 	}
 	if _, ok := childrenFirst([]string{"a", "b"}, [][2]string{{"a", "b"}, {"b", "a"}}); ok {
 		t.Error("childrenFirst of a two-table cycle: got ok, want false")
+	}
+}
+
+// TestSweepDropsLeftovers leaves what dead processes leave behind, an
+// emptied database of another template and a test database closed to
+// connections mid-release, beside a live test database and a free one of
+// this pool: the sweep drops exactly the first two.
+func TestSweepDropsLeftovers(t *testing.T) {
+	s := isolatedPool(t)
+	ctx := t.Context()
+	names := map[string]string{
+		"other template": freePrefix + "0123456789ab_" + randomHex(t, 8),
+		"closed test":    testPrefix + randomHex(t, 8),
+		"live test":      testPrefix + randomHex(t, 8),
+		"this pool's":    s.pool.prefix + randomHex(t, 8),
+	}
+	for what, n := range names {
+		allow := what != "closed test"
+		q := fmt.Sprintf("CREATE DATABASE %s TEMPLATE template0 ALLOW_CONNECTIONS %v", pq.QuoteIdentifier(n), allow)
+		if _, err := s.admin.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.drop(context.Background(), n); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	if err := s.sweepFree(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for what, n := range names {
+		var there int
+		if err := s.admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, n).Scan(&there); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if what == "other template" || what == "closed test" {
+			want = 0
+		}
+		if there != want {
+			t.Errorf("%s database after the sweep: got %d, want %d", what, there, want)
+		}
 	}
 }
