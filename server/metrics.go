@@ -36,38 +36,48 @@ type metrics struct {
 }
 
 // counterChildren are the children of a counter vector whose other labels
-// are fixed, by the value of its last label, resolved on first use.
-type counterChildren struct {
+// are fixed, by the value of its last label (a K, written by text),
+// resolved on first use so that a count does not hash its labels again.
+type counterChildren[K comparable] struct {
 	vec   *prometheus.CounterVec
 	fixed []string
+	text  func(K) string
 	mu    sync.RWMutex
-	byVal map[string]prometheus.Counter
+	byVal map[K]prometheus.Counter
 }
 
-func newCounterChildren(vec *prometheus.CounterVec, fixed ...string) *counterChildren {
-	return &counterChildren{vec: vec, fixed: fixed, byVal: map[string]prometheus.Counter{}}
+// newCounterChildren returns the children of vec under the fixed labels,
+// by a last label given as text.
+func newCounterChildren(vec *prometheus.CounterVec, fixed ...string) *counterChildren[string] {
+	return newCounterChildrenBy(vec, func(v string) string { return v }, fixed...)
+}
+
+// newCounterChildrenBy returns the children of vec under the fixed labels,
+// by a last label given as a K that text writes.
+func newCounterChildrenBy[K comparable](vec *prometheus.CounterVec, text func(K) string, fixed ...string) *counterChildren[K] {
+	return &counterChildren[K]{vec: vec, fixed: fixed, text: text, byVal: map[K]prometheus.Counter{}}
 }
 
 // of returns the child whose last label is v.
-func (c *counterChildren) of(v string) prometheus.Counter {
+func (c *counterChildren[K]) of(v K) prometheus.Counter {
 	c.mu.RLock()
 	ch, ok := c.byVal[v]
 	c.mu.RUnlock()
 	if ok {
 		return ch
 	}
-	ch = c.vec.WithLabelValues(append(slices.Clip(c.fixed), v)...)
+	ch = c.vec.WithLabelValues(append(slices.Clip(c.fixed), c.text(v))...)
 	c.mu.Lock()
 	c.byVal[v] = ch
 	c.mu.Unlock()
 	return ch
 }
 
-// requestSeries are the children of the request metrics of one label.
+// requestSeries are the children of the request metrics of one label: its
+// duration and its count by status.
 type requestSeries struct {
 	duration prometheus.Observer
-	mu       sync.RWMutex
-	byStatus map[int]prometheus.Counter
+	requests *counterChildren[int]
 }
 
 // seriesOf returns the children of label, resolving them on first use.
@@ -76,23 +86,8 @@ func (m *metrics) seriesOf(label string) *requestSeries {
 		return s.(*requestSeries)
 	}
 	s, _ := m.series.LoadOrStore(label, &requestSeries{duration: m.duration.WithLabelValues(label),
-		byStatus: map[int]prometheus.Counter{}})
+		requests: newCounterChildrenBy(m.requests, strconv.Itoa, label)})
 	return s.(*requestSeries)
-}
-
-// requests returns the request counter of status.
-func (s *requestSeries) requests(vec *prometheus.CounterVec, label string, status int) prometheus.Counter {
-	s.mu.RLock()
-	c, ok := s.byStatus[status]
-	s.mu.RUnlock()
-	if ok {
-		return c
-	}
-	c = vec.WithLabelValues(label, strconv.Itoa(status))
-	s.mu.Lock()
-	s.byStatus[status] = c
-	s.mu.Unlock()
-	return c
 }
 
 func newMetrics() *metrics {
@@ -196,7 +191,7 @@ func (m *metrics) observe(o framework.Observation) {
 		label = "unmatched"
 	}
 	s := m.seriesOf(label)
-	s.requests(m.requests, label, o.Status).Inc()
+	s.requests.of(o.Status).Inc()
 	s.duration.Observe(o.Duration.Seconds())
 	if o.Unavailable != "" {
 		m.unavailable.WithLabelValues(o.Unavailable).Inc()
