@@ -182,7 +182,7 @@ func readPristine(ctx context.Context, db *sql.DB) (*pristine, error) {
 	if err := db.QueryRowContext(ctx, fingerprintSQL).Scan(&p.fingerprint); err != nil {
 		return nil, fmt.Errorf("fingerprint: %w", err)
 	}
-	tables, err := strings1(ctx, db, tablesSQL)
+	tables, err := texts(ctx, db, tablesSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func readPristine(ctx context.Context, db *sql.DB) (*pristine, error) {
 	if !ok {
 		return nil, errNotPristine
 	}
-	sequences, err := strings1(ctx, db, sequencesSQL)
+	sequences, err := texts(ctx, db, sequencesSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -233,9 +233,10 @@ func readPristine(ctx context.Context, db *sql.DB) (*pristine, error) {
 	return &p, nil
 }
 
-// strings1 returns the single text column of query's rows.
-func strings1(ctx context.Context, db *sql.DB, query string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query)
+// texts returns the single text column of the rows query answers with
+// args.
+func texts(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +295,9 @@ func (s *server) claim(ctx context.Context, name string) bool {
 	if !s.reusable() {
 		return false
 	}
-	free, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database
-		WHERE starts_with(datname, '`+s.pool.prefix+`') AND datallowconn
-		ORDER BY random() LIMIT 8`)
+	free, err := texts(ctx, s.admin, `SELECT datname FROM pg_database
+		WHERE starts_with(datname, $1) AND datallowconn
+		ORDER BY random() LIMIT 8`, s.pool.prefix)
 	if err != nil {
 		return false
 	}
@@ -434,9 +435,9 @@ func (s *server) waitGone(ctx context.Context, pid int) error {
 // that another process is releasing at that moment only makes its release
 // fail, and a failed release drops the database anyway.
 func (s *server) sweepFree(ctx context.Context) error {
-	names, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database
-		WHERE (starts_with(datname, '`+freePrefix+`') AND NOT starts_with(datname, '`+s.pool.prefix+`'))
-		OR (starts_with(datname, '`+testPrefix+`') AND NOT datallowconn)`)
+	names, err := texts(ctx, s.admin, `SELECT datname FROM pg_database
+		WHERE (starts_with(datname, $1) AND NOT starts_with(datname, $2))
+		OR (starts_with(datname, $3) AND NOT datallowconn)`, freePrefix, s.pool.prefix, testPrefix)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func isolatedPool(t *testing.T) *server {
 		pool: &pool{prefix: "actionkit_isolated_" + randomHex(t, 6) + "_"}}
 	t.Cleanup(func() {
 		ctx := context.Background()
-		names, err := strings1(ctx, s.admin, `SELECT datname FROM pg_database WHERE starts_with(datname, '`+s.pool.prefix+`')`)
+		names, err := texts(ctx, s.admin, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, s.pool.prefix)
 		if err != nil {
 			t.Error(err)
 		}
