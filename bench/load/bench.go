@@ -311,6 +311,7 @@ func (b *benchRun) runPlan(ctx context.Context) {
 			b.record(&Result{Kind: "run", Scenario: s.Scenario, Target: "server", Concurrency: s.Concurrency, Error: "skipped: " + ctx.Err().Error()})
 			continue
 		}
+		b.analyze(ctx)
 		if s.Scenario != "sockets" && !measuredBase[s.Concurrency] {
 			measuredBase[s.Concurrency] = true
 			b.runBaselines(ctx, s.Concurrency)

@@ -53,6 +53,7 @@ type side struct {
 // each side's sum. A side that could not be built is recorded as failed.
 func (b *benchRun) compare(ctx context.Context, sides [2]side, n int) []*Result {
 	d := wrkSliceLength(b.cfg.run.Duration, n)
+	b.analyze(ctx)
 	sums, before, err := alternate(ctx, [2]slicer{sides[0].load, sides[1].load}, b.cfg.run.Warmup, n, d)
 	var out []*Result
 	for i, s := range sides {

@@ -213,7 +213,10 @@ func (rp *report) machineSection() string {
 		"Peak heap is the highest `go_memstats_heap_inuse_bytes`, goroutines the highest `go_goroutines`, all sampled every 250 ms. The CPU column "+
 		"gives the cores used on average over the run by the server, by the load's client (wrk, vegeta or this tool), by the rest of the machine (PostgreSQL, "+
 		"Redis, node, and anyone else's work) and those stolen by the hypervisor, from /proc (%d cores in all); \"busy before\" "+
-		"is the machine's busy cores in the second before the run, with the server idle: others' work that the run competed with. Ratios divide "+
+		"is the machine's busy cores in the second before the run, with the server idle: others' work that the run competed with. "+
+		"Before each step and each comparison the tool runs `ANALYZE` on the bench's database, as autovacuum would have by then "+
+		"(a test machine's PostgreSQL may run without it), so that the server and the baselines plan their statements from the "+
+		"same statistics. Ratios divide "+
 		"request rates by the baseline's at the same concurrency. The load tool, the baseline, PostgreSQL, Redis and node run on "+
 		"the same %d cores as the server, so every figure is a lower bound of what the server alone would do.\n\n",
 		rp.meta.Warmup, rp.meta.Duration, rp.meta.BaseDuration, m.CPUs, m.CPUs)
