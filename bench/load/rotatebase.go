@@ -1,11 +1,17 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
@@ -21,14 +27,17 @@ import (
 const rotatePath = "/rotate"
 
 // rotateAbout says what the rotate baseline does, for the report.
-const rotateAbout = "the least a program can do for the server's refresh: read `refreshToken` from the JSON body, hash it " +
+const rotateAbout = "the least a program can do for the server's refresh under the same contract: read the token from the " +
+	"`jwt-user-refresh` cookie or else `refreshToken` in the JSON body, hash it " +
 	"as the server does (`auth.HashOpaqueToken`), rotate its session with the server's own one statement " +
 	"(`models.SessionStore.RotateLive`, prepared, through a pool of 8 built by `models.Open`, whose waiters are served in " +
 	"the order they came: the owner and the session " +
 	"locked, the successor inserted, the old row marked rotated, in one implicit transaction and one commit), mint a new " +
-	"opaque refresh token and a golang-jwt HS256 access token with the server's claims, and answer JSON shaped like the " +
-	"server's (token, refreshToken, user). It shares the bench's database and rotates chains the server issued at " +
-	"registration, each side its own: no framework, no rate limiter, no metrics, no logging, no cookies"
+	"opaque refresh token and a golang-jwt HS256 access token with the server's claims, store the User-Agent in the new " +
+	"row as the server does, and answer JSON shaped like the server's (token, refreshToken, user) with the headers the " +
+	"contract and the server put on it (the refresh cookie, `X-Request-Id`, `Cache-Control: no-store`, " +
+	"`X-Content-Type-Options: nosniff`). It shares the bench's database and rotates chains the server issued at " +
+	"registration, each side its own: no framework, no rate limiter, no metrics, no logging"
 
 // rotateConfig is what the rotate baseline needs besides the database:
 // the server's settings that shape a rotation and its answer.
@@ -104,13 +113,21 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 	}
 	owner := action.OwnerType(models.UserTables.Type)
 	cfg := b.rotate
+	ids, err := newRequestIDs()
+	if err != nil {
+		return nil, err
+	}
 	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		w.Header()["X-Request-Id"] = []string{ids.next()}
 		var in struct {
 			RefreshToken string `json:"refreshToken"`
 		}
 		if err := json.NewDecoder(http.MaxBytesReader(w, req.Body, 4096)).Decode(&in); err != nil {
 			fail(w, http.StatusBadRequest)
 			return
+		}
+		if c, err := req.Cookie(rotateCookie); err == nil {
+			in.RefreshToken = c.Value // the cookie first, as the server reads it
 		}
 		if !auth.WellFormedOpaqueToken(in.RefreshToken) || b.db == nil {
 			fail(w, http.StatusUnauthorized)
@@ -127,7 +144,8 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 			fail(w, http.StatusInternalServerError)
 			return
 		}
-		next := &models.Session{ID: id, RefreshTokenHash: hash, ExpiresAt: now.Add(cfg.RefreshTTL), IPAddress: remoteIP(req)}
+		next := &models.Session{ID: id, RefreshTokenHash: hash, ExpiresAt: now.Add(cfg.RefreshTTL), IPAddress: remoteIP(req),
+			UserAgent: userAgentDoc(req.UserAgent())}
 		acc, err := sessions.RotateLive(req.Context(), b.db, auth.HashOpaqueToken(in.RefreshToken), next, now, cfg.Budget)
 		if err != nil {
 			status := http.StatusInternalServerError
@@ -158,9 +176,55 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 		if client == action.App {
 			out.RefreshToken = raw
 		}
-		w.Header().Set("Content-Type", "application/json")
+		http.SetCookie(w, &http.Cookie{Name: rotateCookie, Value: raw, Path: "/", MaxAge: int(cfg.RefreshTTL.Seconds()),
+			HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+		h := w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
 		_ = json.NewEncoder(w).Encode(out)
 	}, nil
+}
+
+// rotateCookie is the server's refresh cookie of users (CONTRACT.md: set
+// on every refresh, read before the body).
+const rotateCookie = "jwt-user-refresh"
+
+// requestIDs issues X-Request-Id values as the server does: a random
+// prefix of the process and a counter.
+type requestIDs struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+// newRequestIDs returns a source with a fresh random prefix.
+func newRequestIDs() (*requestIDs, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	return &requestIDs{prefix: hex.EncodeToString(b) + "-"}, nil
+}
+
+// next is the next request id.
+func (s *requestIDs) next() string { return s.prefix + strconv.FormatUint(s.n.Add(1), 10) }
+
+// userAgentDoc is the User-Agent header as the server stores it in the
+// session row: {"raw": ...}, valid UTF-8 without NUL, at most 512 bytes;
+// nil (NULL) without one.
+func userAgentDoc(ua string) []byte {
+	if ua == "" {
+		return nil
+	}
+	ua = strings.ReplaceAll(strings.ToValidUTF8(ua, "\uFFFD"), "\x00", "")
+	for len(ua) > 512 {
+		_, size := utf8.DecodeLastRuneInString(ua)
+		ua = ua[:len(ua)-size]
+	}
+	doc, _ := json.Marshal(struct {
+		Raw string `json:"raw"`
+	}{ua})
+	return doc
 }
 
 // remoteIP is the request's peer address without its port, as the server
