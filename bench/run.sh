@@ -14,13 +14,16 @@
 # alternating slices, and the open loop. Leave them out with
 # -wrk-slices 0 -limiter-slices 0 -session-slices 0 -alg-slices 0 -open 0.
 # The plan's last refresh step is followed by the server's refresh beside
-# the rotate baseline (the same rotation by hand) at 8 and 32 virtual users
+# the rotate baseline (the same rotation, cookie and headers by hand) at 8 and 32 virtual users
 # in alternating slices (-rotate-c, -rotate-slices; 0 leaves it out):
 #   bash bench/run.sh -d 2s -plan 'refresh:8 refresh:32' -check-c 16 -wrk-slices 0
 # The token endpoint's scenarios (oauthcode, oauthrefresh) run on a second
 # server with the OAuth provider on, followed by the read on both servers
 # in alternating slices (-provider-slices 0 leaves it out); for example
 #   bash bench/run.sh -d 3s -plan 'oauthcode:16 oauthrefresh:16' -check-c 16
+# Before each step and each comparison the tool runs ANALYZE on its database,
+# as autovacuum would have by then, so that the server and the baselines
+# plan their statements from the same statistics.
 # The whole run is bounded: `load bench` skips the steps still to run 11
 # minutes (-deadline) after this script started, and this script interrupts
 # it at 12 minutes; either way the database and Redis keys are removed.
