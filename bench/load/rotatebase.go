@@ -211,7 +211,9 @@ func (s *requestIDs) next() string { return s.prefix + strconv.FormatUint(s.n.Ad
 
 // userAgentDoc is the User-Agent header as the server stores it in the
 // session row: {"raw": ...}, valid UTF-8 without NUL, at most 512 bytes;
-// nil (NULL) without one.
+// nil (NULL) without one. It repeats accounts' userAgentJSON on purpose:
+// importing accounts would bring its whole dependency tree (WebAuthn,
+// OpenID Connect, mail, queues) into the load tool's module.
 func userAgentDoc(ua string) []byte {
 	if ua == "" {
 		return nil
