@@ -25,6 +25,11 @@ type CPUUse struct {
 	Busy float64 `json:"machineBusyCores"`
 	// Steal is time the hypervisor gave to other guests.
 	Steal float64 `json:"stealCores"`
+	// Database is the CPU of the processes named postgres (PostgreSQL's
+	// backends and its own workers) on this machine; 0 when none was
+	// seen. It is part of Busy; a backend that ends during the run takes
+	// its last ticks with it.
+	Database float64 `json:"databaseCores,omitempty"`
 	// Before is the machine's busy cores in the second before the run,
 	// with the server idle: work of others sharing the machine.
 	Before float64 `json:"machineBusyBeforeCores"`
@@ -43,6 +48,7 @@ type cpuSnapshot struct {
 	machine [8]uint64 // user nice system idle iowait irq softirq steal, in ticks
 	proc    float64   // seconds of the watched process; -1 when unknown
 	self    float64   // seconds of this process
+	db      float64   // seconds of the processes named postgres
 }
 
 // takeCPU reads the counters of the machine, of pid (if positive) and of
@@ -64,7 +70,33 @@ func takeCPU(pid int) cpuSnapshot {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}
+	s.db = commandSeconds("postgres")
 	return s
+}
+
+// commandSeconds sums the CPU seconds (utime + stime) of the processes
+// whose command name is name.
+func commandSeconds(name string) float64 {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var sum float64
+	for _, d := range dirs {
+		if c := d.Name()[0]; c < '0' || c > '9' {
+			continue
+		}
+		comm, err := os.ReadFile("/proc/" + d.Name() + "/comm")
+		if err != nil || strings.TrimSpace(string(comm)) != name {
+			continue
+		}
+		if raw, err := os.ReadFile("/proc/" + d.Name() + "/stat"); err == nil {
+			if secs, err := parsePidStat(string(raw)); err == nil {
+				sum += secs
+			}
+		}
+	}
+	return sum
 }
 
 // parseStatCPU reads the aggregate "cpu ..." line of /proc/stat.
@@ -116,6 +148,7 @@ func cpuBetween(a, b cpuSnapshot, cpus int) CPUUse {
 	if a.proc >= 0 && b.proc >= 0 {
 		u.Server = (b.proc - a.proc) / wall
 	}
+	u.Database = max(0, b.db-a.db) / wall
 	u.Tool = (b.self - a.self) / wall
 	var total, idle, steal float64
 	for i := range a.machine {

@@ -185,6 +185,18 @@ func (rp *report) rotatePart() string {
 	if len(verdicts) > 0 {
 		out += "\n" + strings.Join(verdicts, " ") + "\n"
 	}
+	var costs []string
+	for _, c := range levels(runs) {
+		if q, err := refreshRatio(rp.runs, c); err == nil {
+			if line := cpuPerRefresh(q, c); line != "" {
+				costs = append(costs, line)
+			}
+		}
+	}
+	if len(costs) > 0 {
+		out += "\nCPU a refresh, server against `rotate`, from the CPU columns (the cores used over the slices, divided by the rate): " +
+			strings.Join(costs, " ") + "\n"
+	}
 	var notes []string
 	for _, r := range runs {
 		for _, ch := range r.Checks {
@@ -195,4 +207,34 @@ func (rp *report) rotatePart() string {
 		out += "\n" + strings.Join(notes, "\n") + "\n"
 	}
 	return out + notMeasured(runs) + "\n"
+}
+
+// opCPU is the CPU one operation of r took, in milliseconds, by where it
+// ran: the measured program, PostgreSQL, this tool and the rest of the
+// machine.
+type opCPU struct{ program, database, tool, rest float64 }
+
+// cpuPerOp divides r's CPU use by its rate; ok is false when the program's
+// or PostgreSQL's use was not measured.
+func cpuPerOp(r *Result) (opCPU, bool) {
+	u := r.CPU
+	if u == nil || u.Server < 0 || u.Database <= 0 || r.OpsPerSec <= 0 {
+		return opCPU{}, false
+	}
+	ms := 1000 / r.OpsPerSec
+	return opCPU{program: u.Server * ms, database: u.Database * ms, tool: u.Tool * ms,
+		rest: max(0, u.Busy-u.Server-u.Database-u.Tool) * ms}, true
+}
+
+// cpuPerRefresh says where the CPU of a refresh went on each side at
+// level c, or "" when either side's was not measured.
+func cpuPerRefresh(q pairRatio, c int) string {
+	s, ok1 := cpuPerOp(q.server)
+	b, ok2 := cpuPerOp(q.base)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	return fmt.Sprintf("at %d, the program %.3f against %.3f ms (%.2f ×), PostgreSQL %.3f against %.3f ms, this tool %.3f against "+
+		"%.3f ms, the rest of the machine %.3f against %.3f ms.", c, s.program, b.program, s.program/b.program,
+		s.database, b.database, s.tool, b.tool, s.rest, b.rest)
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/actionkit/actionkit/internal/pgtest"
 )
 
 func TestParseLevels(t *testing.T) {
@@ -147,6 +149,41 @@ func TestRotateReport(t *testing.T) {
 	// The section follows the refresh's table.
 	if i, j := strings.Index(md, "## refresh:"), strings.Index(md, "### The refresh beside the rotate baseline"); i < 0 || j < i {
 		t.Errorf("the rotate part (at %d) does not follow the refresh section (at %d)", j, i)
+	}
+}
+
+// TestRotateReportCPUPerRefresh: the rotate section says where each
+// side's CPU of a refresh went, PostgreSQL apart, when it was measured.
+func TestRotateReportCPUPerRefresh(t *testing.T) {
+	meta, runs := sampleRuns()
+	meta.RotateLevels, meta.RotateSlices = []int{8}, 6
+	server, base := rotateRun("server", 8, 2000, 12, ""), rotateRun("baseline", 8, 2500, 10, "")
+	server.CPU = &CPUUse{Server: 0.5, Tool: 0.14, Database: 1.0, Busy: 1.7}
+	base.CPU = &CPUUse{Server: 0.5, Tool: 0.15, Database: 1.25, Busy: 1.95}
+	md := renderMarkdown(meta, append(runs, server, base))
+	want := "at 8, the program 0.250 against 0.200 ms (1.25 ×), PostgreSQL 0.500 against 0.500 ms, this tool 0.070 against " +
+		"0.060 ms, the rest of the machine 0.030 against 0.020 ms."
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks %q:\n%s", want, md)
+	}
+	// Without PostgreSQL's share (results of an older tool) the line is
+	// left out rather than guessed.
+	server.CPU.Database = 0
+	if md := renderMarkdown(meta, append(runs, server, base)); strings.Contains(md, "CPU a refresh") {
+		t.Errorf("a CPU line without PostgreSQL's share:\n%s", md)
+	}
+}
+
+// TestCommandSeconds: PostgreSQL's processes on this machine have used
+// some CPU (the test database was just made), and no process is named
+// like nothing.
+func TestCommandSeconds(t *testing.T) {
+	pgtest.NewDSN(t)
+	if s := commandSeconds("postgres"); s <= 0 {
+		t.Errorf("CPU of the postgres processes: %v s, want some", s)
+	}
+	if s := commandSeconds("no-such-command-here"); s != 0 {
+		t.Errorf("CPU of no process: %v s", s)
 	}
 }
 

@@ -136,6 +136,7 @@ func (s *cpuSum) add(u CPUUse, wall float64) {
 	s.use.Tool += u.Tool * wall
 	s.use.Busy += u.Busy * wall
 	s.use.Steal += u.Steal * wall
+	s.use.Database += u.Database * wall
 	s.wall += wall
 }
 
@@ -145,7 +146,8 @@ func (s *cpuSum) mean(before float64) *CPUUse {
 	if s.wall <= 0 {
 		return nil
 	}
-	return &CPUUse{Server: s.use.Server / s.wall, Tool: s.use.Tool / s.wall, Busy: s.use.Busy / s.wall, Steal: s.use.Steal / s.wall, Before: before}
+	return &CPUUse{Server: s.use.Server / s.wall, Tool: s.use.Tool / s.wall, Busy: s.use.Busy / s.wall, Steal: s.use.Steal / s.wall,
+		Database: s.use.Database / s.wall, Before: before}
 }
 
 // runWrk measures one closed loop of wrk reading path on t with c
