@@ -234,7 +234,7 @@ func cpuPerRefresh(q pairRatio, c int) string {
 	if !ok1 || !ok2 {
 		return ""
 	}
-	return fmt.Sprintf("at %d, the program %.3f against %.3f ms (%.2f ×), PostgreSQL %.3f against %.3f ms, this tool %.3f against "+
+	return fmt.Sprintf("At %d: the program %.3f against %.3f ms (%.2f ×), PostgreSQL %.3f against %.3f ms, this tool %.3f against "+
 		"%.3f ms, the rest of the machine %.3f against %.3f ms.", c, s.program, b.program, s.program/b.program,
 		s.database, b.database, s.tool, b.tool, s.rest, b.rest)
 }

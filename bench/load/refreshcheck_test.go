@@ -161,7 +161,7 @@ func TestRotateReportCPUPerRefresh(t *testing.T) {
 	server.CPU = &CPUUse{Server: 0.5, Tool: 0.14, Database: 1.0, Busy: 1.7}
 	base.CPU = &CPUUse{Server: 0.5, Tool: 0.15, Database: 1.25, Busy: 1.95}
 	md := renderMarkdown(meta, append(runs, server, base))
-	want := "at 8, the program 0.250 against 0.200 ms (1.25 ×), PostgreSQL 0.500 against 0.500 ms, this tool 0.070 against " +
+	want := "At 8: the program 0.250 against 0.200 ms (1.25 ×), PostgreSQL 0.500 against 0.500 ms, this tool 0.070 against " +
 		"0.060 ms, the rest of the machine 0.030 against 0.020 ms."
 	if !strings.Contains(md, want) {
 		t.Errorf("report lacks %q:\n%s", want, md)
