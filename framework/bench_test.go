@@ -100,6 +100,9 @@ type benchRefreshArgs struct {
 	RefreshToken string `arg:"refreshToken,lenient,secret,allownul"`
 }
 
+// benchAccount is the answer's account, shaped like actions/v1's
+// AccountView: this package's tests cannot import actions/v1, which
+// imports the framework.
 type benchAccount struct {
 	ID          string     `json:"id"`
 	Email       string     `json:"email"`

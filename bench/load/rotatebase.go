@@ -74,7 +74,9 @@ func (c *rotateClaims) GetAudience() (jwt.ClaimStrings, error)       { return jw
 func unixDate(sec int64) *jwt.NumericDate { return jwt.NewNumericDate(time.Unix(sec, 0)) }
 
 // rotateAccount is the account in the answer: the fields of the server's
-// AccountView, under the same names.
+// AccountView, under the same names. It is a copy on purpose: importing
+// actions/v1 would bring the framework and its dependencies into the load
+// tool's module.
 type rotateAccount struct {
 	ID              uuid.UUID  `json:"id"`
 	Email           string     `json:"email"`
