@@ -75,6 +75,7 @@ type Tokens struct {
 	once    sync.Once
 	initErr error
 	key     any // a copy of Secret, boxed once so that Parse does not allocate it
+	macs    macPool
 	parser  *jwt.Parser
 	cache   verifiedCache
 }
@@ -150,6 +151,7 @@ func (t *Tokens) init() error {
 			t.Now = time.Now
 		}
 		t.key = append([]byte(nil), t.Secret...)
+		t.macs.key = t.key.([]byte)
 		t.parser = jwt.NewParser(
 			jwt.WithValidMethods(t.Algorithms),
 			jwt.WithIssuer(t.Issuer),
@@ -250,7 +252,7 @@ func (t *Tokens) IssueAuthenticated(owner action.OwnerType, id, sessionID uuid.U
 func (t *Tokens) sign(wc *wireClaims) (string, error) {
 	switch {
 	case t.Alg == HS256:
-		return jwt.NewWithClaims(jwt.SigningMethodHS256, wc).SignedString(t.key)
+		return t.signHS256(wc)
 	case t.Alg == "":
 		return "", errors.New("this Tokens only verifies")
 	}
@@ -264,9 +266,7 @@ func (t *Tokens) sign(wc *wireClaims) (string, error) {
 	if !Asymmetric(k.Alg) {
 		return "", fmt.Errorf("key %s is an %s key, not one of access tokens", k.ID, k.Alg)
 	}
-	tok := jwt.NewWithClaims(jwt.GetSigningMethod(k.Alg), wc)
-	tok.Header["kid"] = k.ID
-	return tok.SignedString(k.Private)
+	return signAsymmetric(k, wc)
 }
 
 // Parse verifies token as an access token of owner type owner and returns
