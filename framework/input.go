@@ -32,7 +32,7 @@ func (f *Framework) readArgs(r *http.Request) (map[string]any, *errorcodes.Error
 	if r.Body == nil || r.Body == http.NoBody {
 		return vals, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, f.maxBody+1))
+	body, err := readBody(r, f.maxBody)
 	if err != nil {
 		return nil, invalid("body", "invalid_json", "could not be read", nil)
 	}
@@ -53,6 +53,20 @@ func (f *Framework) readArgs(r *http.Request) (map[string]any, *errorcodes.Error
 		return vals, mergeForm(vals, form, "body")
 	}
 	return nil, invalid("body", "unsupported_media_type", "must be application/json or application/x-www-form-urlencoded", nil)
+}
+
+// readBody reads the body of r, or its first max+1 bytes when it is
+// longer than max. A body whose length is declared within max is read
+// into one buffer of that length (net/http ends it there).
+func readBody(r *http.Request, max int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= max {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, max+1))
 }
 
 func mediaType(ct string) string {

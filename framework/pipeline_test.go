@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -209,5 +211,59 @@ func TestLenientArguments(t *testing.T) {
 	}
 	if res := do(t, f, http.MethodPost, "/v1/echo", "application/json", `{"token":"ab12","other":5}`); res.Code != 400 {
 		t.Errorf("a strict argument beside a lenient one is still refused: got %d", res.Code)
+	}
+}
+
+// A body is read whole up to MaxBodyBytes and refused beyond it, whether
+// its length is declared (Content-Length) or not (chunked), over a real
+// HTTP connection; a body shorter than its declared length is a 400, not
+// a 500.
+func TestBodyLengths(t *testing.T) {
+	const max = 64
+	f := newTestFramework(t, Config{MaxBodyBytes: max})
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	body := func(n int) string { // {"must":"xxx…"} of exactly n bytes
+		return `{"must":"` + strings.Repeat("x", n-len(`{"must":""}`)) + `"}`
+	}
+	for _, tc := range []struct {
+		name    string
+		body    string
+		chunked bool
+		want    int
+	}{
+		{"declared, at the limit", body(max), false, http.StatusOK},
+		{"declared, one byte over", body(max + 1), false, http.StatusBadRequest},
+		{"chunked, at the limit", body(max), true, http.StatusOK},
+		{"chunked, one byte over", body(max + 1), true, http.StatusBadRequest},
+	} {
+		var rd io.Reader = strings.NewReader(tc.body)
+		if tc.chunked {
+			rd = io.MultiReader(rd) // hides the length: sent chunked
+		}
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/probe", rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, res.StatusCode, raw, tc.want)
+		}
+		if tc.want == http.StatusOK && !strings.Contains(string(raw), strings.Repeat("x", max-len(`{"must":""}`))) {
+			t.Errorf("%s: the argument did not arrive whole: %s", tc.name, raw)
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/v1/probe", strings.NewReader(`{"must":"x"}`))
+	r.ContentLength = 40 // more than the body holds
+	w := httptest.NewRecorder()
+	f.ServeHTTP(w, r)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "BAD_REQUEST_INVALID_ARGUMENTS") {
+		t.Errorf("short body: %d %s", w.Code, w.Body)
 	}
 }

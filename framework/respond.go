@@ -17,10 +17,22 @@ import (
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// The values of the headers every JSON answer carries, shared by all of
+// them. Each slice has a capacity of one, so Header.Add appends to a copy;
+// nothing writes into one in place (net/http clones the header map before
+// it writes it).
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noStore         = []string{"no-store"}
+	noSniff         = []string{"nosniff"}
+)
+
+// setJSONHeaders sets the content type of a JSON answer and forbids
+// caching it and sniffing its type.
 func setJSONHeaders(h http.Header) {
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = jsonContentType[:1:1]
+	h["Cache-Control"] = noStore[:1:1]
+	h["X-Content-Type-Options"] = noSniff[:1:1]
 }
 
 // writeSuccess writes the flat success body: status and success, then the

@@ -23,6 +23,7 @@ import (
 // state is the request-scoped record the framework keeps in the context.
 type state struct {
 	id     string
+	idHdr  [1]string // id as the X-Request-Id header's value
 	ip     string
 	start  time.Time
 	action string
@@ -71,7 +72,8 @@ func (f *Framework) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ip:    f.clientIP(r),
 		start: f.cfg.Now(),
 	}
-	w.Header().Set(requestIDHeader, st.id)
+	st.idHdr[0] = st.id
+	w.Header()[requestIDHeader] = st.idHdr[:1:1]
 	rec := &recorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	defer f.finish(rec, r, st)
@@ -169,7 +171,10 @@ func (s *idSource) next(incoming string) string {
 	if validRequestID(incoming) {
 		return incoming
 	}
-	return s.prefix + "-" + strconv.FormatUint(s.n.Add(1), 10)
+	var b [64]byte
+	id := append(b[:0], s.prefix...)
+	id = append(id, '-')
+	return string(strconv.AppendUint(id, s.n.Add(1), 10))
 }
 
 func validRequestID(id string) bool {
