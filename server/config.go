@@ -59,6 +59,9 @@ type config struct {
 	DemoEnabled         bool
 	PprofAddr           string
 	MetricsAddr         string
+	// HeapFloor keeps the garbage collector's heap goal at heapFloor or
+	// more: true unless GOGC is set.
+	HeapFloor bool
 	// Mail: SMTP is nil when SMTP_URL is unset.
 	SMTP             *mail.SMTPConfig
 	MailFrom         string
@@ -196,6 +199,8 @@ func loadConfigLookup(getenv func(string) string, lookupenv func(string) (string
 	c.PublicURL = p.publicURL("PUBLIC_URL", fmt.Sprintf("http://localhost:%d", c.Port))
 	c.DemoEnabled = p.boolean("DEMO_ENABLED", !c.production())
 	c.PprofAddr = p.str("PPROF_ADDR", "")
+	_, gogc := p.lookup("GOGC")
+	c.HeapFloor = !gogc
 	c.MetricsAddr = p.str("METRICS_ADDR", "")
 	drain := time.Duration(0)
 	if c.Env == "production" {

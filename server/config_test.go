@@ -196,3 +196,24 @@ func TestCommandLine(t *testing.T) {
 		})
 	}
 }
+
+// The heap floor is on unless GOGC is set, even to Go's default.
+func TestHeapFloorFollowsGOGC(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"GOGC": "100"}, false},
+		{map[string]string{"GOGC": "off"}, false},
+	} {
+		c, err := loadConfigLookup(func(k string) string { return tc.env[k] },
+			func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HeapFloor != tc.want {
+			t.Errorf("%v: HeapFloor %v, want %v", tc.env, c.HeapFloor, tc.want)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func run(ctx context.Context, env *environment) int {
 		log.Error("start-up failed", "error", err)
 		return 1
 	}
+	if a.cfg.HeapFloor {
+		startHeapFloor(log)
+	}
 	if err := a.servePprof(ctx); err != nil {
 		log.Error("PPROF_ADDR", "error", err)
 		return 1
