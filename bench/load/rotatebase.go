@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 	"github.com/julienschmidt/httprouter"
 
@@ -33,7 +32,8 @@ const rotateAbout = "the least a program can do for the server's refresh under t
 	"(`models.SessionStore.RotateLive`, prepared, through a pool of 8 built by `models.Open`, whose waiters are served in " +
 	"the order they came: the owner and the session " +
 	"locked, the successor inserted, the old row marked rotated, in one implicit transaction and one commit), mint a new " +
-	"opaque refresh token and a golang-jwt HS256 access token with the server's claims, store the User-Agent in the new " +
+	"opaque refresh token and an HS256 access token with the server's own minter (`auth.Tokens`, the same claims and " +
+	"code), store the User-Agent in the new " +
 	"row as the server does, and answer JSON shaped like the server's (token, refreshToken, user) with the headers the " +
 	"contract and the server put on it (the refresh cookie, `X-Request-Id`, `Cache-Control: no-store`, " +
 	"`X-Content-Type-Options: nosniff`). It shares the bench's database and rotates chains the server issued at " +
@@ -46,32 +46,6 @@ type rotateConfig struct {
 	RefreshTTL time.Duration        // REFRESH_TOKEN_EXPIRES_IN
 	Budget     models.RefreshBudget // AUTH_RATE_LIMIT_MAX and AUTH_RATE_LIMIT_WINDOW
 }
-
-// rotateClaims are the claims of the server's access tokens (auth's
-// wireClaims): the audience a plain string, the times in whole seconds.
-type rotateClaims struct {
-	Sub          string   `json:"sub"`
-	Sid          string   `json:"sid"`
-	Type         string   `json:"type"`
-	TokenVersion int64    `json:"tokenVersion"`
-	Iat          int64    `json:"iat"`
-	Exp          int64    `json:"exp"`
-	Iss          string   `json:"iss"`
-	Aud          string   `json:"aud"`
-	Amr          []string `json:"amr,omitempty"`
-	AuthTime     int64    `json:"auth_time,omitempty"`
-}
-
-// The methods of jwt.Claims; only signing uses these claims here.
-func (c *rotateClaims) GetExpirationTime() (*jwt.NumericDate, error) { return unixDate(c.Exp), nil }
-func (c *rotateClaims) GetIssuedAt() (*jwt.NumericDate, error)       { return unixDate(c.Iat), nil }
-func (c *rotateClaims) GetNotBefore() (*jwt.NumericDate, error)      { return nil, nil }
-func (c *rotateClaims) GetIssuer() (string, error)                   { return c.Iss, nil }
-func (c *rotateClaims) GetSubject() (string, error)                  { return c.Sub, nil }
-func (c *rotateClaims) GetAudience() (jwt.ClaimStrings, error)       { return jwt.ClaimStrings{c.Aud}, nil }
-
-// unixDate is a Unix time as a jwt date.
-func unixDate(sec int64) *jwt.NumericDate { return jwt.NewNumericDate(time.Unix(sec, 0)) }
 
 // rotateAccount is the account in the answer: the fields of the server's
 // AccountView, under the same names. It is a copy on purpose: importing
@@ -119,6 +93,10 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 	if err != nil {
 		return nil, err
 	}
+	tokens, err := auth.NewTokens(b.secret, b.issuer, cfg.AccessTTL, nil)
+	if err != nil {
+		return nil, err
+	}
 	return func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		w.Header()["X-Request-Id"] = []string{ids.next()}
 		var in struct {
@@ -157,15 +135,8 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 			fail(w, status)
 			return
 		}
-		client := action.Client(next.Client)
-		iat := now.UTC().Truncate(time.Second)
-		claims := &rotateClaims{Sub: acc.ID.String(), Sid: next.SessionID.String(), Type: string(owner),
-			TokenVersion: acc.TokenVersion, Iat: iat.Unix(), Exp: iat.Add(cfg.AccessTTL).Unix(), Iss: b.issuer,
-			Aud: owner.Audience(client), Amr: next.Methods}
-		if !next.AuthenticatedAt.IsZero() {
-			claims.AuthTime = next.AuthenticatedAt.Unix()
-		}
-		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(b.secret)
+		how := auth.Authentication{Methods: next.Methods, Time: next.AuthenticatedAt}
+		token, _, err := tokens.IssueAuthenticated(owner, acc.ID, next.SessionID, acc.TokenVersion, action.Client(next.Client), how)
 		if err != nil {
 			fail(w, http.StatusInternalServerError)
 			return
@@ -175,7 +146,7 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 			Locale: acc.Locale, IsActive: acc.IsActive, DeletedAt: acc.DeletedAt, LoginCount: acc.LoginCount,
 			LastLoginAt: acc.LastLoginAt, CreatedAt: acc.CreatedAt, UpdatedAt: acc.UpdatedAt,
 			EmailVerifiedAt: acc.EmailVerifiedAt, MFAEnabled: acc.MFAEnabled, HasPassword: acc.HasPassword}}
-		if client == action.App {
+		if action.Client(next.Client) == action.App {
 			out.RefreshToken = raw
 		}
 		http.SetCookie(w, &http.Cookie{Name: rotateCookie, Value: raw, Path: "/", MaxAge: int(cfg.RefreshTTL.Seconds()),

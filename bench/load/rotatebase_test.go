@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/actionkit/actionkit/action"
 	"github.com/actionkit/actionkit/auth"
 	"github.com/actionkit/actionkit/internal/pgtest"
 	"github.com/actionkit/actionkit/models"
@@ -42,7 +44,8 @@ func TestRotateBaselineSameContract(t *testing.T) {
 		VALUES ($1, $2, $3, $4, $1, $5, 'app', 'bench')`, sessionID, userID, hash, now.Add(time.Hour), now); err != nil {
 		t.Fatal(err)
 	}
-	h, err := baselineHandler(db, []byte("0123456789abcdef0123456789abcdef"), "actionkit",
+	const secret = "0123456789abcdef0123456789abcdef"
+	h, err := baselineHandler(db, []byte(secret), "actionkit",
 		rotateConfig{AccessTTL: time.Minute, RefreshTTL: 24 * time.Hour, Budget: models.RefreshBudget{Max: 10, Window: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +72,24 @@ func TestRotateBaselineSameContract(t *testing.T) {
 	if cookie == nil || !auth.WellFormedOpaqueToken(cookie.Value) || cookie.Value == raw || !cookie.HttpOnly || !cookie.Secure ||
 		cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" || cookie.MaxAge != int((24*time.Hour).Seconds()) {
 		t.Fatalf("refresh cookie %+v: want the successor, HttpOnly, Secure, SameSite=Strict, Path=/, 24 h", cookie)
+	}
+	// The access token is the server's: it verifies with the server's
+	// auth.Tokens as an app token of the user's session.
+	var answer struct {
+		Token        string `json:"token"`
+		RefreshToken string `json:"refreshToken"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := auth.NewTokens([]byte(secret), "actionkit", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := verifier.Parse(action.OwnerType(models.UserTables.Type), answer.Token)
+	if err != nil || claims.Subject != userID || claims.SessionID != sessionID || claims.Client != action.App ||
+		answer.RefreshToken != cookie.Value {
+		t.Errorf("access token %+v, %v; refresh token %q: want the user's app session and the cookie's token", claims, err, answer.RefreshToken)
 	}
 	var ua string
 	if err := db.GetContext(ctx, &ua, `SELECT user_agent::text FROM user_sessions WHERE refresh_token_hash = $1`,
