@@ -55,11 +55,17 @@ func (f *Framework) readArgs(r *http.Request) (map[string]any, *errorcodes.Error
 	return nil, invalid("body", "unsupported_media_type", "must be application/json or application/x-www-form-urlencoded", nil)
 }
 
+// presizedBody is the longest declared body readBody reads into a buffer
+// of the declared length. Longer ones grow with the bytes that arrive, so
+// that a client cannot make the server hold memory for a body it has only
+// announced (a slow sender under ReadTimeout).
+const presizedBody = 8 << 10
+
 // readBody reads the body of r, or its first max+1 bytes when it is
-// longer than max. A body whose length is declared within max is read
-// into one buffer of that length (net/http ends it there).
+// longer than max. A small body whose length is declared within max is
+// read into one buffer of that length (net/http ends it there).
 func readBody(r *http.Request, max int64) ([]byte, error) {
-	if n := r.ContentLength; n >= 0 && n <= max {
+	if n := r.ContentLength; n >= 0 && n <= max && n <= presizedBody {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {
 			return nil, err

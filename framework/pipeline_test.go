@@ -259,6 +259,12 @@ func TestBodyLengths(t *testing.T) {
 			t.Errorf("%s: the argument did not arrive whole: %s", tc.name, raw)
 		}
 	}
+	// A body declared longer than the presized buffer is read as it comes.
+	big := newTestFramework(t, Config{MaxBodyBytes: 4 * presizedBody})
+	res := do(t, big, http.MethodPost, "/v1/probe", "application/json", body(presizedBody+100))
+	if res.Code != http.StatusOK {
+		t.Errorf("declared body over the presized buffer: %d %s", res.Code, res.Raw)
+	}
 	r := httptest.NewRequest(http.MethodPost, "/v1/probe", strings.NewReader(`{"must":"x"}`))
 	r.ContentLength = 40 // more than the body holds
 	w := httptest.NewRecorder()
