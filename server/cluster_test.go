@@ -30,6 +30,11 @@ func TestCluster(t *testing.T) {
 	a := startProcess(t, env, "api").asServer(t)
 	b := startProcess(t, env, "api").asServer(t)
 	startProcess(t, env, "worker")
+	// Without GOGC in its environment, a process keeps its collector's
+	// heap goal at the floor, and says so before it listens.
+	if !strings.Contains(a.logs.String(), "garbage collector: heap floor") {
+		t.Errorf("the API process did not start the heap floor:\n%s", a.logs.String())
+	}
 	u := register(t, b.client(), "web")
 	u.c = b.client()
 	feed := feedClient(t, a, u)

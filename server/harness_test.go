@@ -88,10 +88,20 @@ func startServerWith(t testing.TB, env map[string]string, mod func(*environment)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{t: t, env: env, logs: &syncbuf.Buffer{}, cancel: cancel, exit: make(chan int, 1)}
 	addrs := make(chan net.Addr, 1)
+	// The test binary keeps Go's own collector unless a test sets GOGC:
+	// the heap floor would be the whole process's, shared by every server
+	// a test binary runs (the process tests run the real binary with it).
+	lookup := func(k string) (string, bool) {
+		v, ok := env[k]
+		if !ok && k == "GOGC" {
+			return "100", true
+		}
+		return v, ok
+	}
 	e := &environment{
 		args:      args,
-		getenv:    func(k string) string { return env[k] },
-		lookupenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		getenv:    func(k string) string { v, _ := lookup(k); return v },
+		lookupenv: lookup,
 		stdout:    s.logs,
 		stderr:    s.logs,
 		listening: func(a net.Addr) { addrs <- a },
