@@ -273,3 +273,23 @@ func TestBodyLengths(t *testing.T) {
 		t.Errorf("short body: %d %s", w.Code, w.Body)
 	}
 }
+
+// The JSON answer's header values are shared by every answer: a handler
+// or middleware that adds to one of them changes its own answer only.
+func TestJSONHeaderValuesStayShared(t *testing.T) {
+	first := http.Header{}
+	setJSONHeaders(first)
+	first.Add("Cache-Control", "private")
+	first.Add("Content-Type", "text/plain")
+	second := http.Header{}
+	setJSONHeaders(second)
+	if got := second.Values("Cache-Control"); len(got) != 1 || got[0] != "no-store" {
+		t.Errorf("Cache-Control of the next answer: %q", got)
+	}
+	if got := second.Values("Content-Type"); len(got) != 1 || got[0] != "application/json; charset=utf-8" {
+		t.Errorf("Content-Type of the next answer: %q", got)
+	}
+	if got := first.Values("Cache-Control"); len(got) != 2 {
+		t.Errorf("Cache-Control of the first answer: %q", got)
+	}
+}
