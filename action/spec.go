@@ -132,6 +132,18 @@ type StatusCoder interface {
 	StatusCode() int
 }
 
+// JSONAppender is implemented by results that write their own JSON object,
+// which spares a hot answer encoding/json's reflection. AppendJSON appends
+// to b exactly the object encoding/json would write for the result (HTML
+// characters escaped, as the framework's encoder does). A result type that
+// embeds another would inherit its AppendJSON, which knows nothing of the
+// embedding type's own fields: the framework calls AppendJSON only for a
+// result type that embeds no JSONAppender, and encodes any other with
+// encoding/json.
+type JSONAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // Redirect is implemented by the results of an action whose success is a
 // redirect (Spec.Status 302, for instance): the framework answers with
 // the Location and no body instead of the JSON body. Errors are answered

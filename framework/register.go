@@ -1,8 +1,6 @@
 package framework
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -56,6 +54,7 @@ func Register[I, O any](f *Framework, a action.Action[I, O]) {
 	rt.schema = compileSchema(reflect.TypeOf((*I)(nil)).Elem(), f.cfg.Rules, f.cfg.Mods)
 	resultType := reflect.TypeOf((*O)(nil)).Elem()
 	checkResult(spec.Name, resultType)
+	rt.appends = ownAppender(resultType)
 	if implementsRedirect(resultType) != redirectStatus(spec.Status) {
 		panic(fmt.Sprintf("framework: %s: success status %d: a status that is not 2xx must be a redirect with a result implementing action.Redirect, and only such a result may have one",
 			spec.Name, spec.Status))
@@ -110,6 +109,24 @@ func implementsRedirect(t reflect.Type) bool {
 	return reflect.PointerTo(t).Implements(reflect.TypeOf((*action.Redirect)(nil)).Elem())
 }
 
+// ownAppender reports whether the result type t writes its own JSON: *t
+// implements action.JSONAppender and no field t embeds does, whose method
+// *t could have inherited without a word about t's other fields. A result
+// that embeds an appender is encoded by encoding/json, even if it declares
+// its own AppendJSON.
+func ownAppender(t reflect.Type) bool {
+	appender := reflect.TypeFor[action.JSONAppender]()
+	if !reflect.PointerTo(t).Implements(appender) {
+		return false
+	}
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Anonymous && (f.Type.Implements(appender) || reflect.PointerTo(f.Type).Implements(appender)) {
+			return false
+		}
+	}
+	return true
+}
+
 // checkResult refuses results that are not structs or that would overwrite
 // the body's own keys.
 func checkResult(name string, t reflect.Type) {
@@ -130,6 +147,8 @@ type route[I, O any] struct {
 	spec   action.Spec
 	schema *schema
 	status int
+	// appends is set when the result writes its own JSON (ownAppender).
+	appends bool
 }
 
 func (rt *route[I, O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -189,20 +208,14 @@ func (rt *route[I, O]) respond(w http.ResponseWriter, r *http.Request, out *O, r
 		rt.f.writeRedirect(w, r, status, loc, req.Cookies())
 		return
 	}
-	var payload []byte
+	var body any
 	if out != nil {
 		if sc, ok := any(out).(action.StatusCoder); ok && sc.StatusCode() != 0 {
 			status = sc.StatusCode()
 		}
-		// Encoded into a pooled buffer: json.Marshal would copy it out to
-		// a fresh slice, which writeSuccess copies again.
-		pb := bufPool.Get().(*bytes.Buffer)
-		defer func() { pb.Reset(); bufPool.Put(pb) }()
-		if err := json.NewEncoder(pb).Encode(out); err != nil {
-			rt.f.writeError(w, r, fmt.Errorf("encode %s result: %w", rt.spec.Name, err), nil)
-			return
-		}
-		payload = bytes.TrimSuffix(pb.Bytes(), []byte("\n"))
+		body = out
 	}
-	rt.f.writeSuccess(w, r, status, payload, req.Cookies())
+	if err := rt.f.writeSuccess(w, r, status, body, rt.appends, req.Cookies()); err != nil {
+		rt.f.writeError(w, r, fmt.Errorf("encode %s result: %w", rt.spec.Name, err), nil)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -36,29 +37,71 @@ func setJSONHeaders(h http.Header) {
 }
 
 // writeSuccess writes the flat success body: status and success, then the
-// members of the result object.
-func (f *Framework) writeSuccess(w http.ResponseWriter, r *http.Request, status int, payload []byte, cookies []*http.Cookie) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer func() { buf.Reset(); bufPool.Put(buf) }()
-	buf.WriteString(`{"status":`)
-	buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(status), 10))
-	buf.WriteString(`,"success":true`)
-	if len(payload) > 2 {
-		buf.WriteByte(',')
-		buf.Write(payload[1:])
-	} else {
-		buf.WriteByte('}')
+// members of the result object out (nil: none), which the encoding/json
+// encoder writes, or out's own AppendJSON when appends is set.
+func (f *Framework) writeSuccess(w http.ResponseWriter, r *http.Request, status int, out any, appends bool, cookies []*http.Cookie) error {
+	bp := bodyPool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledBody {
+			bodyPool.Put(bp)
+		}
+	}()
+	b := append((*bp)[:0], `{"status":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, `,"success":true`...)
+	if out != nil {
+		var err error
+		if b, err = appendMembers(b, out, appends); err != nil {
+			return err
+		}
 	}
+	b = append(b, '}')
+	*bp = b
 	h := w.Header()
 	setJSONHeaders(h)
 	for _, c := range cookies {
 		http.SetCookie(w, c)
 	}
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(b)
 	}
+	return nil
+}
+
+// bodyPool holds the buffers success bodies are built in; one grown past
+// maxPooledBody (a long list) is left to the collector.
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledBody = 64 << 10
+
+// appendMembers appends ",", then the members of the JSON object of out,
+// or nothing when it has none. The object is written by out's AppendJSON
+// when appends is set, else by encoding/json (HTML characters escaped).
+func appendMembers(b []byte, out any, appends bool) ([]byte, error) {
+	mark := len(b)
+	if appends {
+		var err error
+		if b, err = out.(action.JSONAppender).AppendJSON(b); err != nil {
+			return nil, err
+		}
+	} else {
+		pb := bufPool.Get().(*bytes.Buffer)
+		defer func() { pb.Reset(); bufPool.Put(pb) }()
+		if err := json.NewEncoder(pb).Encode(out); err != nil {
+			return nil, err
+		}
+		b = append(b, bytes.TrimSuffix(pb.Bytes(), []byte("\n"))...)
+	}
+	if len(b)-mark < 2 || b[mark] != '{' || b[len(b)-1] != '}' {
+		return nil, fmt.Errorf("framework: a result's JSON is not an object")
+	}
+	if len(b)-mark == 2 { // {}
+		return b[:mark], nil
+	}
+	b[mark] = ','
+	return b[:len(b)-1], nil
 }
 
 // writeRedirect answers a redirect to loc with no body. The target is not
