@@ -36,6 +36,28 @@ type state struct {
 
 type stateKey struct{}
 
+// stateCtx is the request's context carrying its state: what
+// context.WithValue would make, without an allocation of its own.
+type stateCtx struct {
+	context.Context
+	st state
+}
+
+// Value returns the state for stateKey and asks the parent for any other
+// key.
+func (c *stateCtx) Value(key any) any {
+	if _, ok := key.(stateKey); ok {
+		return &c.st
+	}
+	return c.Context.Value(key)
+}
+
+// served is what ServeHTTP keeps for one request, in one allocation.
+type served struct {
+	stateCtx
+	rec recorder
+}
+
 // requestIDHeader is X-Request-ID as net/http keys it, so that reading and
 // setting it need not build the canonical key per request.
 const requestIDHeader = "X-Request-Id"
@@ -67,15 +89,16 @@ func ClientIP(r *http.Request) string {
 // ServeHTTP assigns the request id, answers CORS preflights, recovers
 // panics into INTERNAL_SERVER_ERROR, then runs the middleware and router.
 func (f *Framework) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	st := &state{
+	sv := &served{stateCtx: stateCtx{Context: r.Context(), st: state{
 		id:    f.requestID.next(r.Header.Get(requestIDHeader)),
 		ip:    f.clientIP(r),
 		start: f.cfg.Now(),
-	}
+	}}}
+	st, rec := &sv.st, &sv.rec
+	rec.ResponseWriter = w
 	st.idHdr[0] = st.id
 	w.Header()[requestIDHeader] = st.idHdr[:1:1]
-	rec := &recorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+	r = r.WithContext(&sv.stateCtx)
 	defer f.finish(rec, r, st)
 	if f.handleCORS(rec, r) {
 		return
@@ -110,6 +133,9 @@ func (f *Framework) finish(rec *recorder, r *http.Request, st *state) {
 			"query", redactQuery(r.URL.RawQuery, st.logged), "action", st.action, "status", status,
 			"durationMs", float64(d.Microseconds())/1000, "ip", st.ip)
 	}
+	// The recorder shares its allocation with the request's context, which
+	// work started by the request may keep: it lets go of the writer.
+	rec.ResponseWriter = nil
 }
 
 // recorder remembers the status written through it, and keeps the
