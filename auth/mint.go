@@ -4,13 +4,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"hash"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/actionkit/actionkit/internal/jsonw"
 )
 
 // jwtB64 is the encoding of a JWT's three parts: base64url without padding.
@@ -81,9 +81,9 @@ func signAsymmetric(k *Key, wc *wireClaims) (string, error) {
 	}
 	// The header's members in the order encoding/json writes a map: by key.
 	hb := []byte(`{"alg":`)
-	hb = appendJSONString(hb, k.Alg)
+	hb = jsonw.AppendString(hb, k.Alg)
 	hb = append(hb, `,"kid":`...)
-	hb = appendJSONString(hb, k.ID)
+	hb = jsonw.AppendString(hb, k.ID)
 	hb = append(hb, `,"typ":"JWT"}`...)
 	return mint(jwtB64.EncodeToString(hb), wc, func(input []byte) ([]byte, error) {
 		return method.Sign(string(input), k.Private)
@@ -95,27 +95,27 @@ func signAsymmetric(k *Key, wc *wireClaims) (string, error) {
 // left out).
 func (c *wireClaims) appendJSON(b []byte) []byte {
 	b = append(b, `{"sub":`...)
-	b = appendJSONString(b, c.Sub)
+	b = jsonw.AppendString(b, c.Sub)
 	b = append(b, `,"sid":`...)
-	b = appendJSONString(b, c.Sid)
+	b = jsonw.AppendString(b, c.Sid)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, c.Type)
+	b = jsonw.AppendString(b, c.Type)
 	b = append(b, `,"tokenVersion":`...)
 	b = strconv.AppendInt(b, c.TokenVersion.n, 10)
 	b = appendDate(b, `,"iat":`, c.Iat)
 	b = appendDate(b, `,"exp":`, c.Exp)
 	b = appendDate(b, `,"nbf":`, c.Nbf)
 	b = append(b, `,"iss":`...)
-	b = appendJSONString(b, c.Iss)
+	b = jsonw.AppendString(b, c.Iss)
 	b = append(b, `,"aud":`...)
-	b = appendJSONString(b, c.Aud)
+	b = jsonw.AppendString(b, c.Aud)
 	if len(c.Amr) > 0 {
 		b = append(b, `,"amr":[`...)
 		for i, m := range c.Amr {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, m)
+			b = jsonw.AppendString(b, m)
 		}
 		b = append(b, ']')
 	}
@@ -131,20 +131,4 @@ func appendDate(b []byte, key string, d wireDate) []byte {
 	}
 	b = append(b, key...)
 	return strconv.AppendInt(b, d.Unix(), 10)
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes
-// it. Printable ASCII that needs no escape is copied; anything else goes
-// through encoding/json, which escapes quotes, backslashes, control
-// characters, <, > and &, U+2028 and U+2029, and replaces invalid UTF-8.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -1,12 +1,12 @@
 package v1
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/actionkit/actionkit/internal/jsonw"
 )
 
 // The answers every session call returns (register, login, refresh, read)
@@ -21,15 +21,15 @@ func (v *AccountView) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, v.ID)
 	b = append(b, `,"email":`...)
-	b = appendString(b, v.Email)
+	b = jsonw.AppendString(b, v.Email)
 	b = append(b, `,"firstName":`...)
-	b = appendString(b, v.FirstName)
+	b = jsonw.AppendString(b, v.FirstName)
 	b = append(b, `,"lastName":`...)
-	b = appendString(b, v.LastName)
+	b = jsonw.AppendString(b, v.LastName)
 	b = append(b, `,"timezone":`...)
-	b = appendString(b, v.Timezone)
+	b = jsonw.AppendString(b, v.Timezone)
 	b = append(b, `,"locale":`...)
-	b = appendString(b, v.Locale)
+	b = jsonw.AppendString(b, v.Locale)
 	b = append(b, `,"isActive":`...)
 	b = strconv.AppendBool(b, v.IsActive)
 	b = append(b, `,"deletedAt":`...)
@@ -88,14 +88,14 @@ func appendOwners(b []byte, first bool, user, admin *AccountView) ([]byte, error
 // AppendJSON appends r's JSON object: what encoding/json writes for it.
 func (r *SessionResult) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"token":`...)
-	b = appendString(b, r.Token)
+	b = jsonw.AppendString(b, r.Token)
 	if r.RefreshToken != "" {
 		b = append(b, `,"refreshToken":`...)
-		b = appendString(b, r.RefreshToken)
+		b = jsonw.AppendString(b, r.RefreshToken)
 	}
 	if r.DeviceToken != "" {
 		b = append(b, `,"deviceToken":`...)
-		b = appendString(b, r.DeviceToken)
+		b = jsonw.AppendString(b, r.DeviceToken)
 	}
 	b, err := appendOwners(b, false, r.User, r.Admin)
 	if err != nil {
@@ -112,22 +112,6 @@ func (r *AccountResult) AppendJSON(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '}'), nil
-}
-
-// appendString appends s as a JSON string. A string of printable ASCII
-// without quotes, backslashes or HTML characters (every token, most names
-// and addresses) is copied as it is; any other goes through encoding/json,
-// so that escapes are exactly its own.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // appendUUID appends id as a JSON string in its canonical form.
