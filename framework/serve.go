@@ -52,7 +52,9 @@ func (c *stateCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// served is what ServeHTTP keeps for one request, in one allocation.
+// served is what ServeHTTP keeps for one request, in one allocation. Work
+// that keeps the request's context past its answer keeps the recorder, and
+// the writer it wraps, alive with it; nothing writes through them then.
 type served struct {
 	stateCtx
 	rec recorder
@@ -133,9 +135,6 @@ func (f *Framework) finish(rec *recorder, r *http.Request, st *state) {
 			"query", redactQuery(r.URL.RawQuery, st.logged), "action", st.action, "status", status,
 			"durationMs", float64(d.Microseconds())/1000, "ip", st.ip)
 	}
-	// The recorder shares its allocation with the request's context, which
-	// work started by the request may keep: it lets go of the writer.
-	rec.ResponseWriter = nil
 }
 
 // recorder remembers the status written through it, and keeps the
