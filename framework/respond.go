@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -95,7 +94,7 @@ func appendMembers(b []byte, out any, appends bool) ([]byte, error) {
 		b = append(b, bytes.TrimSuffix(pb.Bytes(), []byte("\n"))...)
 	}
 	if len(b)-mark < 2 || b[mark] != '{' || b[len(b)-1] != '}' {
-		return nil, fmt.Errorf("framework: a result's JSON is not an object")
+		return nil, errors.New("framework: a result's JSON is not an object")
 	}
 	if len(b)-mark == 2 { // {}
 		return b[:mark], nil

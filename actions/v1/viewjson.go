@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"encoding/hex"
 	"strconv"
 	"time"
 
@@ -114,21 +115,15 @@ func (r *AccountResult) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendUUID appends id as a JSON string in its canonical form.
+// appendUUID appends id as a JSON string in its canonical form (what
+// its MarshalText writes), without the string it would allocate.
 func appendUUID(b []byte, id uuid.UUID) []byte {
-	var s [36]byte
-	const hex = "0123456789abcdef"
-	j := 0
-	for i, c := range id {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s[j] = '-'
-			j++
-		}
-		s[j], s[j+1] = hex[c>>4], hex[c&0x0f]
-		j += 2
-	}
 	b = append(b, '"')
-	b = append(b, s[:]...)
+	b = hex.AppendEncode(b, id[0:4])
+	for _, part := range [...][2]int{{4, 6}, {6, 8}, {8, 10}, {10, 16}} {
+		b = append(b, '-')
+		b = hex.AppendEncode(b, id[part[0]:part[1]])
+	}
 	return append(b, '"')
 }
 
