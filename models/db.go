@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"weak"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -74,7 +73,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*sqlx.DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("models: open: ping %s: %w", describe(cfg), err)
 	}
-	gates.Store(weak.Make(db), newGate(maxConns))
+	keepGate(db, maxConns)
 	return db, nil
 }
 

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"weak"
 
@@ -82,6 +83,15 @@ func (g *gate) waiting() int {
 // gates holds the gate of each pool built by Open, without keeping a
 // closed pool alive.
 var gates sync.Map // weak.Pointer[sqlx.DB] -> *gate
+
+// keepGate gives db a gate of n slots, which leaves gates when db is
+// collected: a process that opens and drops pools (tests, tools) does not
+// keep one entry for each.
+func keepGate(db *sqlx.DB, n int) {
+	key := weak.Make(db)
+	gates.Store(key, newGate(n))
+	runtime.AddCleanup(db, func(k weak.Pointer[sqlx.DB]) { gates.Delete(k) }, key)
+}
 
 // gateOf returns the gate of db, or nil when db is not a pool built by
 // Open (a transaction, say, which holds its connection already).

@@ -2,10 +2,14 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // freeSlots returns the free slots of g.
@@ -84,3 +88,40 @@ func TestGateContext(t *testing.T) {
 		t.Error("a nil pool has a gate")
 	}
 }
+
+// TestGateLeavesWithItsPool: the gate of a pool that nothing holds any
+// more leaves gates once the pool is collected.
+func TestGateLeavesWithItsPool(t *testing.T) {
+	count := func() int {
+		n := 0
+		gates.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	func() {
+		db := sqlx.NewDb(sql.OpenDB(unusedConnector{}), "postgres")
+		keepGate(db, 2)
+		if gateOf(db) == nil || count() != before+1 {
+			t.Fatalf("gate not kept: %d entries, %d before", count(), before)
+		}
+	}()
+	// Cleanups run on their own goroutine after the collection that frees
+	// the pool: collect and yield until the entry is gone, a bounded number
+	// of times.
+	for i := 0; i < 1000 && count() > before; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if got := count(); got != before {
+		t.Fatalf("%d gates after the pool was collected, want %d", got, before)
+	}
+}
+
+// unusedConnector is a driver.Connector that is never asked to connect.
+type unusedConnector struct{}
+
+func (unusedConnector) Connect(context.Context) (driver.Conn, error) {
+	return nil, errors.New("unusedConnector: not for connecting")
+}
+
+func (unusedConnector) Driver() driver.Driver { return nil }
