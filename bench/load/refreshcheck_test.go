@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,5 +237,33 @@ func TestReadP99BesideSession(t *testing.T) {
 	}
 	if md = renderMarkdown(meta, runs); !strings.Contains(md, "| read at 64: p99 ≤ 1.5 × session's p99 | session not measured | **no** |") {
 		t.Errorf("report lacks the unmeasured session p99:\n%s", md)
+	}
+}
+
+// TestReadRateBesideSession: the read's rate against session is met at
+// 1.00 × or more, not a little under (0.99 prints as 0.99 and fails).
+func TestReadRateBesideSession(t *testing.T) {
+	meta, runs := sampleRuns()
+	lat := Latency{Count: 10, P50: 1, P90: 2, P99: 4, Max: 8}
+	pair := func(server, base float64) []*Result {
+		return append(slices.Clone(runs),
+			&Result{Kind: "run", Scenario: "read", Target: "server", Series: "session", Concurrency: 64, ReqPerSec: server, OpsPerSec: server, Latency: lat},
+			&Result{Kind: "run", Scenario: "session", Target: "baseline", Series: "session", Concurrency: 64, ReqPerSec: base, OpsPerSec: base, Latency: lat})
+	}
+	for _, c := range []struct {
+		server, base float64
+		want         string
+	}{
+		{9900, 10000, "| read at 64: ≥ 1.00 × the JWT + owner-and-session baseline (session) | 0.99 (9,900 vs 10,000 req/s in alternating slices) | **no** |"},
+		{10000, 10000, "| read at 64: ≥ 1.00 × the JWT + owner-and-session baseline (session) | 1.00 (10,000 vs 10,000 req/s in alternating slices) | yes |"},
+		{10300, 10000, "| read at 64: ≥ 1.00 × the JWT + owner-and-session baseline (session) | 1.03 (10,300 vs 10,000 req/s in alternating slices) | yes |"},
+	} {
+		if md := renderMarkdown(meta, pair(c.server, c.base)); !strings.Contains(md, c.want) {
+			t.Errorf("report lacks %q:\n%s", c.want, md)
+		}
+	}
+	want := "**Read / session baseline: 0.99** (9,900 vs 10,000 req/s; target ≥ 1.00: **no**)."
+	if md := renderMarkdown(meta, pair(9900, 10000)); !strings.Contains(md, want) {
+		t.Errorf("report lacks %q:\n%s", want, md)
 	}
 }
