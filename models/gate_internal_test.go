@@ -97,6 +97,7 @@ func TestGateLeavesWithItsPool(t *testing.T) {
 	// come and go meanwhile, so the test looks for this key alone.
 	key := func() weak.Pointer[sqlx.DB] {
 		db := sqlx.NewDb(sql.OpenDB(unusedConnector{}), "postgres")
+		defer db.Close() // its opener goroutine holds the sql.DB, not db
 		keepGate(db, 2)
 		if gateOf(db) == nil {
 			t.Fatal("no gate kept for the pool")
