@@ -132,7 +132,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	fs.IntVar(&c.oauthCodes, "oauth-codes", 4000, "oauthcode: codes obtained through authorize + approve before the timed exchange (at most 30 s of it)")
 	fs.IntVar(&c.providerSlices, "provider-slices", 6, "the read with the OAuth provider off and on, alternating, in this many slices of -d each (0: none)")
 	rotateLevels := fs.String("rotate-c", defaultRotateLevels, "the levels at which the server's refresh and the rotate baseline are compared")
-	fs.IntVar(&c.rotateSlices, "rotate-slices", 6, "the server's refresh and the rotate baseline, alternating, in this many slices of -d each "+
+	fs.IntVar(&c.rotateSlices, "rotate-slices", defaultRotateSlices, "the server's refresh and the rotate baseline, alternating, in this many slices of -d each "+
 		"at each -rotate-c level, after the plan's last refresh step (0: none)")
 	fs.StringVar(&c.baselinePprof, "baseline-pprof", "", "serve the baseline's Go profiler on this loopback address (default: none)")
 	fs.Func("server-env", "a setting NAME=value added to the server's (repeatable; for example PPROF_ADDR=127.0.0.1:6060)", func(v string) error {

@@ -18,6 +18,13 @@ import (
 // refresh was measured against a limit program.
 const defaultRotateLevels = "8,32"
 
+// defaultRotateSlices is how many slices each side of the comparison gets
+// at each level. The server and rotate sit within a few percent of each
+// other, which six slices of a second (about ±7% from run to run on a
+// 2-core machine) cannot tell apart; twenty cost make bench about a
+// minute more and make one run's verdict a measurement rather than a draw.
+const defaultRotateSlices = 20
+
 // rotateSeries is the Series of the comparison's runs.
 const rotateSeries = "rotate"
 
