@@ -92,6 +92,10 @@ type benchConfig struct {
 	// rotateSlices alternating slices each (0: none).
 	rotateLevels []int
 	rotateSlices int
+	// rotateSides are what the comparison's two sides run: the server's
+	// refresh and the rotate baseline, or for a control run one program
+	// on both sides, or the two swapped.
+	rotateSides [2]string
 	// serverEnv are settings added to the server's (and its twins'),
 	// NAME=value, to measure a change of setting or to profile.
 	serverEnv []string
@@ -134,6 +138,9 @@ func parseBench(args []string) (*benchConfig, error) {
 	rotateLevels := fs.String("rotate-c", defaultRotateLevels, "the levels at which the server's refresh and the rotate baseline are compared")
 	fs.IntVar(&c.rotateSlices, "rotate-slices", defaultRotateSlices, "the server's refresh and the rotate baseline, alternating, in this many slices of -d each "+
 		"at each -rotate-c level, after the plan's last refresh step (0: none)")
+	rotateSides := fs.String("rotate-sides", sideServer+","+sideRotate, "the comparison's two sides in the order they run, each "+
+		sideServer+" or "+sideRotate+": "+sideRotate+","+sideRotate+" or "+sideServer+","+sideServer+" measures the comparison itself (a control), "+
+		sideRotate+","+sideServer+" swaps the sides")
 	fs.StringVar(&c.baselinePprof, "baseline-pprof", "", "serve the baseline's Go profiler on this loopback address (default: none)")
 	fs.Func("server-env", "a setting NAME=value added to the server's (repeatable; for example PPROF_ADDR=127.0.0.1:6060)", func(v string) error {
 		name, _, ok := strings.Cut(v, "=")
@@ -160,6 +167,9 @@ func parseBench(args []string) (*benchConfig, error) {
 	var err error
 	if c.rotateLevels, err = parseLevels(*rotateLevels); err != nil {
 		return nil, fmt.Errorf("bench: -rotate-c: %w", err)
+	}
+	if c.rotateSides, err = parseSides(*rotateSides); err != nil {
+		return nil, fmt.Errorf("bench: -rotate-sides: %w", err)
 	}
 	c.base.Warmup = c.run.Warmup
 	c.started = time.Now()

@@ -28,6 +28,32 @@ const defaultRotateSlices = 20
 // rotateSeries is the Series of the comparison's runs.
 const rotateSeries = "rotate"
 
+// rotateControlSeries is the Series of a control run's two sides (one
+// program against itself, -rotate-sides), which no target reads.
+const rotateControlSeries = "rotate-control"
+
+// The names of -rotate-sides.
+const (
+	sideServer = "server"
+	sideRotate = "rotate"
+)
+
+// parseSides parses -rotate-sides: two of server and rotate, by a comma.
+func parseSides(s string) ([2]string, error) {
+	var out [2]string
+	a, b, ok := strings.Cut(s, ",")
+	if !ok {
+		return out, fmt.Errorf("%q: want two sides separated by a comma", s)
+	}
+	for i, name := range []string{strings.TrimSpace(a), strings.TrimSpace(b)} {
+		if name != sideServer && name != sideRotate {
+			return out, fmt.Errorf("%q: a side is %s or %s", name, sideServer, sideRotate)
+		}
+		out[i] = name
+	}
+	return out, nil
+}
+
 // rotateP99Goal is the most the server's refresh p99 may be, as a multiple
 // of the rotate baseline's measured in the same slices.
 const rotateP99Goal = 1.5
@@ -64,14 +90,36 @@ func (b *benchRun) compareRefresh(ctx context.Context) {
 // rotate baseline, each by c virtual users of this tool rotating chains of
 // their own (users registered on the server for this, one chain each), in
 // alternating slices after a warm-up; each side's chains are then checked
-// as the refresh scenario's are.
+// as the refresh scenario's are. The sides are b.cfg.rotateSides: the
+// server's and the baseline's unless a control run asked otherwise.
 func (b *benchRun) compareRotate(ctx context.Context, c int) {
-	labels := [2]Result{{Scenario: "refresh", Target: "server", Series: rotateSeries, Concurrency: c},
-		{Scenario: "rotate", Target: "baseline", Series: rotateSeries, Concurrency: c}}
 	bt := *b.t
 	bt.base, bt.pid, bt.metricsURL = b.blURL, b.blPID, ""
-	targets := [2]*target{b.t, &bt}
-	ops := [2]opFunc{opRefresh, refreshAt(rotatePath)}
+	var labels [2]Result
+	var targets [2]*target
+	var ops [2]opFunc
+	series := rotateSeries
+	if b.cfg.rotateSides[0] == b.cfg.rotateSides[1] {
+		series = rotateControlSeries
+	}
+	for i, name := range b.cfg.rotateSides {
+		switch name {
+		case sideServer:
+			labels[i] = Result{Scenario: "refresh", Target: "server", Series: series, Concurrency: c}
+			targets[i], ops[i] = b.t, opRefresh
+		default:
+			labels[i] = Result{Scenario: "rotate", Target: "baseline", Series: series, Concurrency: c}
+			targets[i], ops[i] = &bt, refreshAt(rotatePath)
+		}
+	}
+	// The chains are the server's registrations, for either side: 2c of
+	// them registered together and dealt out alternately, so that neither
+	// side's chains are the newest (see interleave).
+	chains, err := freshChains(ctx, b.t, 2*c)
+	if err != nil {
+		b.failSides(labels, fmt.Errorf("register the chains: %w", err))
+		return
+	}
 	var sides [2]side
 	for i, t := range targets {
 		client := newClient(t.base, c)
@@ -80,11 +128,7 @@ func (b *benchRun) compareRotate(ctx context.Context, c int) {
 		for j := range workers {
 			workers[j] = newWorker(j, t.base, client)
 		}
-		// The chains are the server's registrations, for either side.
-		if err := freshUsers(ctx, b.t, workers); err != nil {
-			b.failSides(labels, fmt.Errorf("register the chains: %w", err))
-			return
-		}
+		assignUsers(workers, interleave(chains, i))
 		op := ops[i]
 		sides[i] = side{load: &goSlicer{workers: workers, op: op, pid: t.pid}, label: labels[i],
 			checks: func(ctx context.Context) []Check {
@@ -92,7 +136,14 @@ func (b *benchRun) compareRotate(ctx context.Context, c int) {
 				return []Check{refreshOnceMore(ctx, t, users, op), liveSessions(ctx, b.t.databaseURL, users)}
 			}}
 	}
-	b.compare(ctx, sides, b.cfg.rotateSlices)
+	runs := b.compare(ctx, sides, b.cfg.rotateSlices)
+	if series == rotateControlSeries {
+		if len(runs) == 2 && runs[1].OpsPerSec > 0 {
+			fmt.Printf("control at %d: %s against itself in alternating slices: first side %s/s, second %s/s: rate %.2f\n",
+				c, b.cfg.rotateSides[0], fmtRate(runs[0].OpsPerSec), fmtRate(runs[1].OpsPerSec), runs[0].OpsPerSec/runs[1].OpsPerSec)
+		}
+		return
+	}
 	if q, err := refreshRatio(b.runs, c); err == nil {
 		fmt.Printf("refresh at %d in alternating slices: server %s/s p99 %s, rotate baseline %s/s p99 %s: rate %.2f, p99 %.2f ×\n",
 			c, fmtRate(q.server.OpsPerSec), fmtMs(q.server.Latency.P99), fmtRate(q.base.OpsPerSec), fmtMs(q.base.Latency.P99), q.rate, q.p99)

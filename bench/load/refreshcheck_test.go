@@ -42,6 +42,47 @@ func TestParseBenchRotate(t *testing.T) {
 	}
 }
 
+// TestParseSides: -rotate-sides takes two of server and rotate, the
+// server's refresh against the baseline by default.
+func TestParseSides(t *testing.T) {
+	c, err := parseBench(nil)
+	if err != nil || c.rotateSides != [2]string{sideServer, sideRotate} {
+		t.Fatalf("default sides %v, %v; want server, rotate", c.rotateSides, err)
+	}
+	for in, want := range map[string][2]string{"rotate,rotate": {sideRotate, sideRotate}, "rotate, server": {sideRotate, sideServer},
+		"server,server": {sideServer, sideServer}} {
+		if got, err := parseSides(in); err != nil || got != want {
+			t.Errorf("parseSides(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "server", "server,", "server,rotate,rotate", "wrk,rotate", "Server,rotate"} {
+		if _, err := parseBench([]string{"-rotate-sides", bad}); err == nil {
+			t.Errorf("-rotate-sides %q: nil error, want one", bad)
+		}
+	}
+}
+
+// TestInterleave: users in creation order are dealt out alternately, so
+// each side gets every other one and neither the newest half.
+func TestInterleave(t *testing.T) {
+	var users []*user
+	for i := range 7 {
+		users = append(users, &user{ID: string(rune('a' + i))})
+	}
+	ids := func(us []*user) (s string) {
+		for _, u := range us {
+			s += u.ID
+		}
+		return s
+	}
+	if got := ids(interleave(users, 0)); got != "aceg" {
+		t.Errorf("side 0: %q, want aceg", got)
+	}
+	if got := ids(interleave(users, 1)); got != "bdf" {
+		t.Errorf("side 1: %q, want bdf", got)
+	}
+}
+
 // TestBaselineFlags: the rotate baseline gets the bench server's access
 // token lifetime and refresh budget.
 func TestBaselineFlags(t *testing.T) {

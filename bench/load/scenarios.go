@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -67,6 +68,34 @@ func freshUsers(ctx context.Context, t *target, workers []*worker) error {
 	}
 	assignUsers(workers, users)
 	return nil
+}
+
+// freshChains registers n users on t that no scenario has used, sorted by
+// id: the order the server created them in (its ids are UUIDv7).
+func freshChains(ctx context.Context, t *target, n int) ([]*user, error) {
+	t.fresh++
+	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base)
+	users, err := pool.ensure(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	users = slices.Clone(users)
+	slices.SortFunc(users, func(a, b *user) int { return strings.Compare(a.ID, b.ID) })
+	return users, nil
+}
+
+// interleave deals users out to two sides alternately and returns side's
+// share (side 0 or 1). Dealt so from users in creation order, neither
+// side's chains are the newer rows: registered one side after the other,
+// the second side's were the newest in the tables and their time-ordered
+// indexes (UUIDv7 keys), a difference of data between the sides of a
+// comparison that should differ only in the program.
+func interleave(users []*user, side int) []*user {
+	var out []*user
+	for i := side; i < len(users); i += 2 {
+		out = append(out, users[i])
+	}
+	return out
 }
 
 // authHeader is the Authorization header of u.
