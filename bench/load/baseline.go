@@ -279,8 +279,12 @@ func baselineMain(args []string) error {
 	fs.DurationVar(&rc.RefreshTTL, "refresh-ttl", 60*24*time.Hour, "rotate: refresh token lifetime (the server's REFRESH_TOKEN_EXPIRES_IN)")
 	fs.IntVar(&rc.Budget.Max, "refresh-budget", 10, "rotate: refreshes of a chain per window (the server's AUTH_RATE_LIMIT_MAX)")
 	fs.DurationVar(&rc.Budget.Window, "refresh-window", 15*time.Minute, "rotate: the budget's window (the server's AUTH_RATE_LIMIT_WINDOW)")
+	fs.DurationVar(&rc.Burn, "burn", 0, "rotate: busy work added to every rotation, to calibrate the comparison (default: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if rc.Burn < 0 || rc.Burn > time.Millisecond {
+		return fmt.Errorf("baseline: -burn %s: want 0 to 1ms", rc.Burn)
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err == nil {

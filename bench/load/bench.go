@@ -101,6 +101,9 @@ type benchConfig struct {
 	serverEnv []string
 	// baselinePprof, when set, is where the baseline serves Go's profiler.
 	baselinePprof string
+	// rotateBurn is busy work the rotate baseline adds to every rotation
+	// (its -burn): a calibration of the comparison.
+	rotateBurn time.Duration
 }
 
 // parseBench reads the flags of "load bench" and checks that PostgreSQL and
@@ -141,6 +144,8 @@ func parseBench(args []string) (*benchConfig, error) {
 	rotateSides := fs.String("rotate-sides", sideServer+","+sideRotate, "the comparison's two sides in the order they run, each "+
 		sideServer+" or "+sideRotate+": "+sideRotate+","+sideRotate+" or "+sideServer+","+sideServer+" measures the comparison itself (a control), "+
 		sideRotate+","+sideServer+" swaps the sides")
+	fs.DurationVar(&c.rotateBurn, "rotate-burn", 0, "busy work the rotate baseline adds to every rotation, to calibrate the comparison: "+
+		"how much a program's extra CPU a refresh costs its rate (0 to 1ms; default: none)")
 	fs.StringVar(&c.baselinePprof, "baseline-pprof", "", "serve the baseline's Go profiler on this loopback address (default: none)")
 	fs.Func("server-env", "a setting NAME=value added to the server's (repeatable; for example PPROF_ADDR=127.0.0.1:6060)", func(v string) error {
 		name, _, ok := strings.Cut(v, "=")
@@ -170,6 +175,9 @@ func parseBench(args []string) (*benchConfig, error) {
 	}
 	if c.rotateSides, err = parseSides(*rotateSides); err != nil {
 		return nil, fmt.Errorf("bench: -rotate-sides: %w", err)
+	}
+	if c.rotateBurn < 0 || c.rotateBurn > time.Millisecond {
+		return nil, fmt.Errorf("bench: -rotate-burn %s: want 0 to 1ms", c.rotateBurn)
 	}
 	c.base.Warmup = c.run.Warmup
 	c.started = time.Now()
@@ -239,7 +247,7 @@ func benchMain(ctx context.Context, args []string) error {
 	}()
 	meta.Idle = measureIdle(ctx, url+"/metrics", srv.pid())
 	bl, blURL, err := startBaseline(ctx, append(base, "DATABASE_URL="+dbURL, "ACCESS_TOKEN_SECRET="+secret),
-		baselineFlags(cfg.baselinePprof), filepath.Join(cfg.logs, "baseline.log"))
+		baselineFlags(cfg.baselinePprof, cfg.rotateBurn), filepath.Join(cfg.logs, "baseline.log"))
 	if err != nil {
 		return err
 	}
@@ -437,12 +445,15 @@ const benchAccessTTL = time.Hour
 
 // baselineFlags are the flags of "load baseline" that give the rotate
 // baseline the bench server's settings: its access tokens' lifetime and
-// its chains' refresh budget (the rest are the server's defaults), and
-// where to serve its profiler, if anywhere.
-func baselineFlags(pprofAddr string) []string {
+// its chains' refresh budget (the rest are the server's defaults), where
+// to serve its profiler, if anywhere, and the busy work of a calibration.
+func baselineFlags(pprofAddr string, burn time.Duration) []string {
 	flags := []string{"-access-ttl", benchAccessTTL.String(), "-refresh-budget", strconv.Itoa(benchLimit)}
 	if pprofAddr != "" {
 		flags = append(flags, "-pprof", pprofAddr)
+	}
+	if burn > 0 {
+		flags = append(flags, "-burn", burn.String())
 	}
 	return flags
 }

@@ -66,7 +66,7 @@ func TestParseBenchServerEnv(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(c.serverEnv, []string{"PPROF_ADDR=127.0.0.1:6060", "GOGC=200"}) || c.baselinePprof != "127.0.0.1:6061" {
 		t.Fatalf("got %v, %v", c, err)
 	}
-	if got := strings.Join(baselineFlags(c.baselinePprof), " "); !strings.HasSuffix(got, " -pprof 127.0.0.1:6061") {
+	if got := strings.Join(baselineFlags(c.baselinePprof, 0), " "); !strings.HasSuffix(got, " -pprof 127.0.0.1:6061") {
 		t.Errorf("baseline flags %q lack the profiler's address", got)
 	}
 	for _, bad := range []string{"GOGC", "=1", "A B=1"} {
