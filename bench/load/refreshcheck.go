@@ -58,6 +58,17 @@ func parseSides(s string) ([2]string, error) {
 // of the rotate baseline's measured in the same slices.
 const rotateP99Goal = 1.5
 
+// rotateRateGoal is the least the server's refresh rate may be, as a
+// share of the rotate baseline's measured in the same slices: the
+// framework around an action may cost it at most 5%, the budget the
+// global limiter and the OAuth provider have on the read. rotate shares
+// every other part of the refresh with the server (its statement, token
+// minter, pool and driver), so the ratio is the framework's whole cost;
+// one program against itself (-rotate-sides rotate,rotate) lands within
+// about 2% of 1.00 in one run of twenty slices, so a bar at 1.00 would
+// be a coin toss even for rotate.
+const rotateRateGoal = 0.95
+
 // parseLevels reads concurrency levels, "8,32", in order; "" is none.
 func parseLevels(s string) ([]int, error) {
 	if s == "" {
@@ -191,7 +202,7 @@ func refreshRatio(runs []*Result, c int) (pairRatio, error) { return seriesPair(
 func (rp *report) refreshTargets() [][]string {
 	var rows [][]string
 	for _, c := range rp.rotateLevels() {
-		rateGoal := fmt.Sprintf("refresh at %d: ≥ 1.00 × the rotate baseline's rate (alternating slices)", c)
+		rateGoal := fmt.Sprintf("refresh at %d: ≥ %.2f × the rotate baseline's rate (alternating slices)", c, rotateRateGoal)
 		p99Goal := fmt.Sprintf("refresh at %d: p99 ≤ %.1f × the rotate baseline's", c, rotateP99Goal)
 		q, err := refreshRatio(rp.runs, c)
 		if err != nil {
@@ -199,7 +210,7 @@ func (rp *report) refreshTargets() [][]string {
 			continue
 		}
 		rows = append(rows,
-			[]string{rateGoal, fmt.Sprintf("%.2f (%s vs %s/s)", q.rate, fmtRate(q.server.OpsPerSec), fmtRate(q.base.OpsPerSec)), yesNo(q.rate >= 1)},
+			[]string{rateGoal, fmt.Sprintf("%.2f (%s vs %s/s)", q.rate, fmtRate(q.server.OpsPerSec), fmtRate(q.base.OpsPerSec)), yesNo(q.rate >= rotateRateGoal)},
 			[]string{p99Goal, fmt.Sprintf("%.2f × (%s vs %s)", q.p99, fmtMs(q.server.Latency.P99), fmtMs(q.base.Latency.P99)), yesNo(q.p99 <= rotateP99Goal)})
 	}
 	return rows
@@ -226,8 +237,8 @@ func (rp *report) rotatePart() string {
 	rows := seriesRows(runs, func(r *Result) string { return r.Target + " (" + r.Scenario + ")" })
 	text := fmt.Sprintf("### The refresh beside the rotate baseline\n\nThe `rotate` baseline is %s. "+
 		"Each refresh needs the token the previous answer gave, so this tool's virtual users drive both, c of them on each "+
-		"side, each rotating a chain of its own (users registered on the server for this, the server's chains on one side "+
-		"and the baseline's on the other), in alternating slices at each level, %d slices of %s each after a warm-up: a "+
+		"side, each rotating a chain of its own (users registered on the server for this, all together, and dealt out to the "+
+		"two sides alternately in the order they were created, so that neither side's rows are the newer), in alternating slices at each level, %d slices of %s each after a warm-up: a "+
 		"machine whose speed drifts slows both alike. Each row sums its side's slices; the rates are refreshes per second. "+
 		"Afterwards every chain of both sides refreshes once more and each of their users has exactly one live session.\n\n",
 		rotateAbout, rp.meta.RotateSlices, sliceLength(rp.meta.Duration, max(rp.meta.RotateSlices, 1)))
@@ -236,8 +247,9 @@ func (rp *report) rotatePart() string {
 	for _, c := range levels(runs) {
 		if q, err := refreshRatio(rp.runs, c); err == nil {
 			verdicts = append(verdicts, fmt.Sprintf("**At %d: refresh / rotate %.2f, p99 %.2f ×** (%s vs %s/s, p99 %s vs %s; "+
-				"targets ≥ 1.00: %s, p99 ≤ %.1f ×: %s).", c, q.rate, q.p99, fmtRate(q.server.OpsPerSec), fmtRate(q.base.OpsPerSec),
-				fmtMs(q.server.Latency.P99), fmtMs(q.base.Latency.P99), yesNo(q.rate >= 1), rotateP99Goal, yesNo(q.p99 <= rotateP99Goal)))
+				"targets ≥ %.2f: %s, p99 ≤ %.1f ×: %s).", c, q.rate, q.p99, fmtRate(q.server.OpsPerSec), fmtRate(q.base.OpsPerSec),
+				fmtMs(q.server.Latency.P99), fmtMs(q.base.Latency.P99), rotateRateGoal, yesNo(q.rate >= rotateRateGoal), rotateP99Goal,
+				yesNo(q.p99 <= rotateP99Goal)))
 		}
 	}
 	if len(verdicts) > 0 {

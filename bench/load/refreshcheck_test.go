@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/actionkit/actionkit/internal/pgtest"
 )
@@ -86,7 +88,22 @@ func TestInterleave(t *testing.T) {
 // TestBaselineFlags: the rotate baseline gets the bench server's access
 // token lifetime and refresh budget.
 func TestBaselineFlags(t *testing.T) {
-	flags := strings.Join(baselineFlags(""), " ")
+	if got := strings.Join(baselineFlags("", 0), " "); strings.Contains(got, "-burn") {
+		t.Errorf("baseline flags %q burn without -rotate-burn", got)
+	}
+	c, err := parseBench([]string{"-rotate-burn", "10us"})
+	if err != nil || c.rotateBurn != 10*time.Microsecond {
+		t.Fatalf("-rotate-burn 10us: %v, %v", c.rotateBurn, err)
+	}
+	if got := strings.Join(baselineFlags("", c.rotateBurn), " "); !strings.HasSuffix(got, " -burn 10µs") {
+		t.Errorf("baseline flags %q lack -burn 10µs", got)
+	}
+	for _, bad := range []string{"-1us", "2ms", "x"} {
+		if _, err := parseBench([]string{"-rotate-burn", bad}); err == nil {
+			t.Errorf("-rotate-burn %q: nil error, want one", bad)
+		}
+	}
+	flags := strings.Join(baselineFlags("", 0), " ")
 	settings := " " + strings.Join(serverSettings("postgres://db", "redis://r", "ns"), " ") + " "
 	for _, pair := range [][2]string{{"-access-ttl 1h0m0s", " ACCESS_TOKEN_EXPIRES_IN=1h0m0s "},
 		{"-refresh-budget 1000000000", " AUTH_RATE_LIMIT_MAX=1000000000 "}} {
@@ -115,6 +132,23 @@ func TestRotateHandlerWithoutDatabase(t *testing.T) {
 		if rec.Code != tt.want {
 			t.Errorf("%s %s: got %d, want %d", tt.method, tt.body, rec.Code, tt.want)
 		}
+	}
+	// With -burn every rotation first spends that long on the CPU: the
+	// process's CPU time grows by at least that much a request.
+	burning, err := baselineHandler(nil, []byte("0123456789abcdef0123456789abcdef"), "actionkit", rotateConfig{Burn: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := processCPU(t)
+	for range 5 {
+		rec := httptest.NewRecorder()
+		burning.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, rotatePath, strings.NewReader(`{"refreshToken":"x"}`)))
+		if rec.Code != http.StatusUnauthorized {
+			t.Fatalf("burning rotate: got %d, want 401", rec.Code)
+		}
+	}
+	if used := processCPU(t) - before; used < 10*time.Millisecond {
+		t.Errorf("five rotations with -burn 2ms used %s of CPU, want at least 10ms", used)
 	}
 	for _, b := range wrkBaselines() {
 		if b.Refresh || b.Name == "rotate" {
@@ -163,20 +197,20 @@ func TestRotateReport(t *testing.T) {
 	meta.RotateLevels, meta.RotateSlices = []int{8, 32}, 6
 	runs = append(runs,
 		rotateRun("server", 8, 2100, 12, ""), rotateRun("baseline", 8, 2000, 10, ""),
-		rotateRun("server", 32, 1900, 60, ""), rotateRun("baseline", 32, 2000, 30, ""))
+		rotateRun("server", 32, 1880, 60, ""), rotateRun("baseline", 32, 2000, 30, ""))
 	runs[len(runs)-4].Checks = []Check{{Name: "every chain refreshes once more", OK: true, Detail: "8 of 8 chains refreshed"}}
 	md := renderMarkdown(meta, runs)
 	for _, want := range []string{
-		"| refresh at 8: ≥ 1.00 × the rotate baseline's rate (alternating slices) | 1.05 (2,100 vs 2,000/s) | yes |",
+		"| refresh at 8: ≥ 0.95 × the rotate baseline's rate (alternating slices) | 1.05 (2,100 vs 2,000/s) | yes |",
 		"| refresh at 8: p99 ≤ 1.5 × the rotate baseline's | 1.20 × (12.0 ms vs 10.0 ms) | yes |",
-		"| refresh at 32: ≥ 1.00 × the rotate baseline's rate (alternating slices) | 0.95 (1,900 vs 2,000/s) | **no** |",
+		"| refresh at 32: ≥ 0.95 × the rotate baseline's rate (alternating slices) | 0.94 (1,880 vs 2,000/s) | **no** |",
 		"| refresh at 32: p99 ≤ 1.5 × the rotate baseline's | 2.00 × (60.0 ms vs 30.0 ms) | **no** |",
 		"### The refresh beside the rotate baseline",
 		"The `rotate` baseline is the least a program can do for the server's refresh",
 		"6 slices of 1s each after a warm-up",
 		"| server (refresh) | 8 | 2,100 | 3.00 ms | 6.00 ms | 12.0 ms | 24.0 ms | 0 |",
 		"| baseline (rotate) | 32 | 2,000 |",
-		"**At 32: refresh / rotate 0.95, p99 2.00 ×**",
+		"**At 32: refresh / rotate 0.94, p99 2.00 ×** (1,880 vs 2,000/s, p99 60.0 ms vs 30.0 ms; targets ≥ 0.95: **no**, p99 ≤ 1.5 ×: **no**).",
 		"- server (refresh) c=8: every chain refreshes once more: **ok** (8 of 8 chains refreshed)",
 	} {
 		if !strings.Contains(md, want) {
@@ -196,6 +230,25 @@ func TestRotateReport(t *testing.T) {
 
 // TestRotateReportCPUPerRefresh: the rotate section says where each
 // side's CPU of a refresh went, PostgreSQL apart, when it was measured.
+// TestRotateRateGoal: the refresh meets its rate target at 0.95 of rotate's
+// and not a refresh a second below it.
+func TestRotateRateGoal(t *testing.T) {
+	meta, runs := sampleRuns()
+	meta.RotateLevels, meta.RotateSlices = []int{8}, 6
+	for _, tt := range []struct {
+		server float64
+		want   string
+	}{
+		{1900, "| refresh at 8: ≥ 0.95 × the rotate baseline's rate (alternating slices) | 0.95 (1,900 vs 2,000/s) | yes |"},
+		{1899, "| refresh at 8: ≥ 0.95 × the rotate baseline's rate (alternating slices) | 0.95 (1,899 vs 2,000/s) | **no** |"},
+	} {
+		all := append(slices.Clone(runs), rotateRun("server", 8, tt.server, 12, ""), rotateRun("baseline", 8, 2000, 10, ""))
+		if md := renderMarkdown(meta, all); !strings.Contains(md, tt.want) {
+			t.Errorf("server at %.0f/s: report lacks %q", tt.server, tt.want)
+		}
+	}
+}
+
 func TestRotateReportCPUPerRefresh(t *testing.T) {
 	meta, runs := sampleRuns()
 	meta.RotateLevels, meta.RotateSlices = []int{8}, 6
@@ -235,7 +288,7 @@ func TestRotateReportNotMeasured(t *testing.T) {
 	runs = append(runs, rotateRun("server", 8, 0, 0, "register the chains: boom"), rotateRun("baseline", 8, 0, 0, "register the chains: boom"))
 	md := renderMarkdown(meta, runs)
 	for _, want := range []string{
-		"| refresh at 8: ≥ 1.00 × the rotate baseline's rate (alternating slices) | not measured | **no** |",
+		"| refresh at 8: ≥ 0.95 × the rotate baseline's rate (alternating slices) | not measured | **no** |",
 		"| refresh at 8: p99 ≤ 1.5 × the rotate baseline's | not measured | **no** |",
 		"- (beside the rotate baseline) c=8: not measured: register the chains: boom",
 	} {
@@ -307,4 +360,14 @@ func TestReadRateBesideSession(t *testing.T) {
 	if md := renderMarkdown(meta, pair(9900, 10000)); !strings.Contains(md, want) {
 		t.Errorf("report lacks %q:\n%s", want, md)
 	}
+}
+
+// processCPU is the CPU time, user and system, this process has used.
+func processCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
