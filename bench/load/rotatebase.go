@@ -166,8 +166,8 @@ func rotateHandler(b *baselineServer) (httprouter.Handle, error) {
 	}, nil
 }
 
-// spin keeps the goroutine on the CPU for d, without a system call or an
-// allocation: busy work, not a sleep.
+// spin keeps the goroutine busy for d of wall time, reading the clock
+// (no system call, no allocation): busy work, not a sleep.
 func spin(d time.Duration) {
 	for start := time.Now(); time.Since(start) < d; {
 	}
