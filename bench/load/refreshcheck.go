@@ -106,20 +106,14 @@ func (b *benchRun) compareRefresh(ctx context.Context) {
 func (b *benchRun) compareRotate(ctx context.Context, c int) {
 	bt := *b.t
 	bt.base, bt.pid, bt.metricsURL = b.blURL, b.blPID, ""
-	var labels [2]Result
+	labels := rotateLabels(b.cfg.rotateSides, c)
+	series := labels[0].Series
 	var targets [2]*target
 	var ops [2]opFunc
-	series := rotateSeries
-	if b.cfg.rotateSides[0] == b.cfg.rotateSides[1] {
-		series = rotateControlSeries
-	}
 	for i, name := range b.cfg.rotateSides {
-		switch name {
-		case sideServer:
-			labels[i] = Result{Scenario: "refresh", Target: "server", Series: series, Concurrency: c}
+		if name == sideServer {
 			targets[i], ops[i] = b.t, opRefresh
-		default:
-			labels[i] = Result{Scenario: "rotate", Target: "baseline", Series: series, Concurrency: c}
+		} else {
 			targets[i], ops[i] = &bt, refreshAt(rotatePath)
 		}
 	}
@@ -159,6 +153,25 @@ func (b *benchRun) compareRotate(ctx context.Context, c int) {
 		fmt.Printf("refresh at %d in alternating slices: server %s/s p99 %s, rotate baseline %s/s p99 %s: rate %.2f, p99 %.2f ×\n",
 			c, fmtRate(q.server.OpsPerSec), fmtMs(q.server.Latency.P99), fmtRate(q.base.OpsPerSec), fmtMs(q.base.Latency.P99), q.rate, q.p99)
 	}
+}
+
+// rotateLabels labels the comparison's sides at concurrency c by what each
+// runs; one program on both sides is a control, in a series of its own
+// that no target reads.
+func rotateLabels(sides [2]string, c int) [2]Result {
+	series := rotateSeries
+	if sides[0] == sides[1] {
+		series = rotateControlSeries
+	}
+	var labels [2]Result
+	for i, name := range sides {
+		if name == sideServer {
+			labels[i] = Result{Scenario: "refresh", Target: "server", Series: series, Concurrency: c}
+		} else {
+			labels[i] = Result{Scenario: "rotate", Target: "baseline", Series: series, Concurrency: c}
+		}
+	}
+	return labels
 }
 
 // pairRatio compares the server's side of an alternating series with the

@@ -63,6 +63,32 @@ func TestParseSides(t *testing.T) {
 	}
 }
 
+// TestRotateLabels: each side is labelled by what it runs, swapped or
+// not, and a control (one program on both sides) goes to a series no
+// target reads, so that it cannot pass for the comparison.
+func TestRotateLabels(t *testing.T) {
+	server := Result{Scenario: "refresh", Target: "server", Series: rotateSeries, Concurrency: 8}
+	base := Result{Scenario: "rotate", Target: "baseline", Series: rotateSeries, Concurrency: 8}
+	if got := rotateLabels([2]string{sideServer, sideRotate}, 8); !reflect.DeepEqual(got, [2]Result{server, base}) {
+		t.Errorf("server,rotate: %+v", got)
+	}
+	if got := rotateLabels([2]string{sideRotate, sideServer}, 8); !reflect.DeepEqual(got, [2]Result{base, server}) {
+		t.Errorf("rotate,server: %+v", got)
+	}
+	for _, sides := range [][2]string{{sideRotate, sideRotate}, {sideServer, sideServer}} {
+		labels := rotateLabels(sides, 8)
+		if labels[0].Series != rotateControlSeries || labels[1].Series != rotateControlSeries {
+			t.Errorf("%v: series %q and %q, want %q", sides, labels[0].Series, labels[1].Series, rotateControlSeries)
+		}
+		runs := []*Result{&labels[0], &labels[1]}
+		runs[0].OpsPerSec, runs[1].OpsPerSec = 2000, 2000
+		runs[0].Latency.P99, runs[1].Latency.P99 = 5, 5
+		if _, err := refreshRatio(runs, 8); err == nil {
+			t.Errorf("%v: a control run counts as the comparison", sides)
+		}
+	}
+}
+
 // TestInterleave: users in creation order are dealt out alternately, so
 // each side gets every other one and neither the newest half.
 func TestInterleave(t *testing.T) {

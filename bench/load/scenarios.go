@@ -60,9 +60,7 @@ func lookupScenario(name string, t *target) (*scenario, error) {
 // freshUsers registers one user per worker for this run alone, so that
 // each user owns exactly one refresh chain: its registration's session.
 func freshUsers(ctx context.Context, t *target, workers []*worker) error {
-	t.fresh++
-	pool := newUserPool(fmt.Sprintf("%s-chain%d", t.prefix, t.fresh), t.base)
-	users, err := pool.ensure(ctx, len(workers))
+	users, err := freshChains(ctx, t, len(workers))
 	if err != nil {
 		return err
 	}
